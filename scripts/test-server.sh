@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Usage: test-server.sh BUILD_DIR BUILD_TYPE [SANITIZER]
+# Builds the server and runs its GoogleTest suites (unit and end-to-end) through ctest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${1:-build/release}
+build_type=${2:-Release}
+sanitizer=${3:-}
+bash scripts/build-server.sh "$build_dir" "$build_type" "$sanitizer"
+label_args=()
+# Under TSan only the executor's suites run: they are the concurrent core.
+[ "$sanitizer" = "thread" ] && label_args=(-L executor)
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+ctest --test-dir "$build_dir/server" --output-on-failure -j "$(nproc)" "${label_args[@]}"

@@ -1,0 +1,56 @@
+#pragma once
+// Executes decoded requests against the engine and encodes their responses.
+// Knows the protocol's semantics (quiet variants, extras layouts, error bodies) but does no
+// I/O: the network layer feeds it frames and sends what it appends.
+
+#include <cstdint>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "engine/engine.h"
+#include "protocol/frame.h"
+
+namespace tern::commands {
+
+// Receives one STAT key/value pair.
+using StatEmitter = std::function<void(std::string_view key, std::string_view value)>;
+
+// A source of STAT groups beyond the engine's (server counters, settings, executor tasks).
+class StatProvider {
+ public:
+  virtual ~StatProvider() = default;
+  // Emits the stats of `group` ("" is the general group) and returns true, or returns false
+  // without emitting if this provider does not know the group.
+  virtual bool emit_stats(std::string_view group, const StatEmitter& emit) = 0;
+};
+
+enum class Outcome {
+  Continue,  // keep reading requests
+  Close,     // send what was appended, then close the connection (QUIT)
+};
+
+class Dispatcher {
+ public:
+  explicit Dispatcher(engine::Engine& engine);
+
+  // Providers are consulted in the order added; they must outlive the dispatcher.
+  void add_stat_provider(StatProvider& provider);
+
+  // Executes one well-formed request frame (magic 0x80 or 0x08) and appends its response,
+  // if the command answers, to `out`. Never throws on bad input: it answers with a status.
+  Outcome execute(const protocol::Frame& request, std::vector<uint8_t>& out);
+
+  // Appends an error response for `request` (used by the network layer for requests it
+  // rejects before execution, e.g. a body over the size limit).
+  static void append_error(const protocol::Frame& request, protocol::Status status,
+                           std::vector<uint8_t>& out);
+
+  engine::Engine& engine() { return engine_; }
+
+ private:
+  engine::Engine& engine_;
+  std::vector<StatProvider*> providers_;
+};
+
+}  // namespace tern::commands
