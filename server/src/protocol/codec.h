@@ -32,6 +32,7 @@ DecodeResult check_header(std::span<const uint8_t> bytes);
 DecodeResult decode_frame(std::span<const uint8_t> bytes, Frame& out);
 
 // What to put in a frame that is being encoded. Spans are copied; nothing is retained.
+// Framing extras are written only with an alt magic (0x08, 0x18), whose key length is one byte.
 struct FrameParts {
   uint8_t magic = 0;
   uint8_t opcode = 0;

@@ -21,6 +21,9 @@ enum class Magic : uint8_t {
 bool is_request_magic(uint8_t magic);
 bool is_response_magic(uint8_t magic);
 bool is_known_magic(uint8_t magic);
+// True for the alt magics (0x08, 0x18), whose header splits bytes 2-3 into a framing-extras
+// length and a one-byte key length.
+bool has_framing_extras(uint8_t magic);
 
 // A decoded frame. The spans point into the buffer that was decoded and are valid only
 // as long as it is. Field 6-7 is the vbucket in a request and the status in a response;
