@@ -1,0 +1,117 @@
+#include "net/connection.h"
+
+#include <algorithm>
+#include <string>
+
+#include <spdlog/spdlog.h>
+
+namespace tern::net {
+
+namespace {
+
+// Bytes offered to each read when no larger frame is pending.
+constexpr size_t kReadChunk = 16 * 1024;
+// Output at which the connection stops executing and reading until the socket drains it.
+constexpr size_t kOutputHighWater = 1 << 20;
+
+std::string peer_name(const asio::ip::tcp::socket& socket) {
+  asio::error_code error;
+  auto endpoint = socket.remote_endpoint(error);
+  if (error) return "unknown peer";
+  return endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
+}
+
+// Frees a buffer that grew for one large answer, so an idle connection stays small.
+void release_if_large(std::vector<uint8_t>& buffer) {
+  if (buffer.capacity() > kOutputHighWater) std::vector<uint8_t>().swap(buffer);
+}
+
+}  // namespace
+
+Connection::Connection(asio::ip::tcp::socket socket, commands::Dispatcher& dispatcher,
+                       size_t max_item_size, ServerStats& stats)
+    : socket_(std::move(socket)),
+      stats_(stats),
+      requests_(dispatcher, max_item_size, peer_name(socket_)) {
+  stats_.connection_opened();
+}
+
+Connection::~Connection() { stats_.connection_closed(); }
+
+void Connection::start() {
+  asio::error_code ignored;
+  socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
+  pump();
+}
+
+// Makes all the progress possible now: executes buffered requests, hands answers to the
+// socket, and reads more unless the connection is ending or its output is backed up.
+void Connection::pump() {
+  if (closed_) return;
+  // A read in flight owns the buffer's free space; the input was processed before it began.
+  if (!reading_ && !requests_.closing()) {
+    input_.consume(requests_.consume(input_.data(), pending_, kOutputHighWater));
+  }
+  if (!write_in_flight_ && !pending_.empty()) start_write();
+
+  bool output_backed_up = pending_.size() >= kOutputHighWater ||
+                          (write_in_flight_ && writing_.size() >= kOutputHighWater);
+  if (requests_.closing() || (peer_done_ && !output_backed_up)) {
+    if (!write_in_flight_) close();
+    return;
+  }
+  if (!reading_ && !output_backed_up) start_read();
+}
+
+void Connection::start_read() {
+  auto space = input_.prepare(std::max(kReadChunk, requests_.bytes_wanted(input_.data())));
+  reading_ = true;
+  socket_.async_read_some(asio::buffer(space.data(), space.size()),
+                          [self = shared_from_this()](const asio::error_code& error, size_t n) {
+                            self->on_read(error, n);
+                          });
+}
+
+void Connection::on_read(const asio::error_code& error, size_t n) {
+  reading_ = false;
+  if (closed_) return;
+  if (error == asio::error::eof) {
+    peer_done_ = true;
+  } else if (error) {
+    close();
+    return;
+  } else {
+    input_.commit(n);
+  }
+  pump();
+}
+
+void Connection::start_write() {
+  std::swap(pending_, writing_);
+  write_in_flight_ = true;
+  asio::async_write(socket_, asio::buffer(writing_),
+                    [self = shared_from_this()](const asio::error_code& error, size_t n) {
+                      self->on_written(error, n);
+                    });
+}
+
+void Connection::on_written(const asio::error_code& error, size_t) {
+  write_in_flight_ = false;
+  writing_.clear();
+  release_if_large(writing_);
+  if (error) {
+    close();
+    return;
+  }
+  pump();
+}
+
+void Connection::close() {
+  if (closed_) return;
+  closed_ = true;
+  asio::error_code ignored;
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
+}
+
+}  // namespace tern::net

@@ -1,0 +1,109 @@
+#include "net/request_stream.h"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "protocol/codec.h"
+
+namespace tern::net {
+
+using protocol::DecodeResult;
+using protocol::Frame;
+using protocol::Header;
+using protocol::kHeaderSize;
+using protocol::Magic;
+using protocol::Status;
+
+namespace {
+
+bool is_client_request(uint8_t magic) {
+  return magic == static_cast<uint8_t>(Magic::ClientRequest) ||
+         magic == static_cast<uint8_t>(Magic::AltClientRequest);
+}
+
+uint64_t value_length(const Header& h) {
+  return uint64_t{h.body_length} - h.framing_extras_length - h.extras_length - h.key_length;
+}
+
+// A frame carrying only the header's fields: enough to address an error response.
+Frame header_only_frame(const Header& h) {
+  Frame frame;
+  frame.magic = h.magic;
+  frame.opcode = h.opcode;
+  frame.datatype = h.datatype;
+  frame.vbucket_or_status = h.vbucket_or_status;
+  frame.opaque = h.opaque;
+  frame.cas = h.cas;
+  return frame;
+}
+
+}  // namespace
+
+RequestStream::RequestStream(commands::Dispatcher& dispatcher, size_t max_item_size,
+                             std::string peer)
+    : dispatcher_(dispatcher), max_item_size_(max_item_size), peer_(std::move(peer)) {}
+
+size_t RequestStream::consume(std::span<const uint8_t> input, std::vector<uint8_t>& out,
+                              size_t out_limit) {
+  size_t consumed = 0;
+  while (!closing_ && out.size() < out_limit) {
+    if (discard_remaining_ > 0) {
+      size_t dropped = std::min<uint64_t>(discard_remaining_, input.size() - consumed);
+      if (dropped == 0) break;
+      discard_remaining_ -= dropped;
+      consumed += dropped;
+      continue;
+    }
+    size_t n = consume_frame(input.subspan(consumed), out);
+    if (n == 0) break;
+    consumed += n;
+  }
+  return consumed;
+}
+
+size_t RequestStream::consume_frame(std::span<const uint8_t> input, std::vector<uint8_t>& out) {
+  switch (protocol::check_header(input)) {
+    case DecodeResult::NeedMore:
+      return 0;
+    case DecodeResult::BadMagic:
+      spdlog::warn("closing connection from {}: bad magic byte 0x{:02x}", peer_, input[0]);
+      closing_ = true;
+      return 0;
+    case DecodeResult::BadLengths:
+      spdlog::debug("closing connection from {}: header lengths exceed the body", peer_);
+      commands::Dispatcher::append_error(header_only_frame(protocol::decode_header(input)),
+                                         Status::Einval, out);
+      closing_ = true;
+      return 0;
+    case DecodeResult::Ok:
+      break;
+  }
+  Header header = protocol::decode_header(input);
+  if (!is_client_request(header.magic)) {
+    spdlog::warn("closing connection from {}: magic byte 0x{:02x} is not a request", peer_,
+                 header.magic);
+    closing_ = true;
+    return 0;
+  }
+  if (value_length(header) > max_item_size_) {
+    commands::Dispatcher::append_error(header_only_frame(header), Status::E2big, out);
+    uint64_t frame_size = kHeaderSize + uint64_t{header.body_length};
+    size_t dropped = std::min<uint64_t>(frame_size, input.size());
+    discard_remaining_ = frame_size - dropped;
+    return dropped;
+  }
+  Frame frame;
+  if (protocol::decode_frame(input, frame) != DecodeResult::Ok) return 0;
+  if (dispatcher_.execute(frame, out) == commands::Outcome::Close) closing_ = true;
+  return frame.size();
+}
+
+size_t RequestStream::bytes_wanted(std::span<const uint8_t> unconsumed) const {
+  if (discard_remaining_ > 0) return 1;
+  if (unconsumed.size() < kHeaderSize) return kHeaderSize - unconsumed.size();
+  size_t frame_size = kHeaderSize + protocol::decode_header(unconsumed).body_length;
+  return frame_size > unconsumed.size() ? frame_size - unconsumed.size() : 0;
+}
+
+}  // namespace tern::net

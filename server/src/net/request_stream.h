@@ -1,0 +1,46 @@
+#pragma once
+// Turns the bytes a client sends into executed requests and their responses. Owns the
+// connection-level rules: framing errors end the connection, an oversized body is refused
+// with E2big and discarded as it arrives (never buffered), and QUIT ends it after its answer.
+// One per connection; not thread-safe.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "commands/dispatcher.h"
+
+namespace tern::net {
+
+class RequestStream {
+ public:
+  RequestStream(commands::Dispatcher& dispatcher, size_t max_item_size, std::string peer);
+
+  // Executes the complete requests at the front of `input`, appending their responses to
+  // `out`, and returns how many bytes it consumed (including bytes of a discarded body).
+  // Stops early, leaving requests unconsumed, once `out` holds `out_limit` bytes or more, or
+  // once the connection must close.
+  size_t consume(std::span<const uint8_t> input, std::vector<uint8_t>& out, size_t out_limit);
+
+  // True once the connection must close after sending what has been appended.
+  bool closing() const { return closing_; }
+
+  // Bytes that must be received, beyond those `consume` left unconsumed, before it can make
+  // progress: the rest of a partial frame (at least the header). Guides the read size.
+  size_t bytes_wanted(std::span<const uint8_t> unconsumed) const;
+
+ private:
+  // Handles the frame whose header is at the front of `input`; returns bytes consumed
+  // (0 if more bytes are needed).
+  size_t consume_frame(std::span<const uint8_t> input, std::vector<uint8_t>& out);
+
+  commands::Dispatcher& dispatcher_;
+  const size_t max_item_size_;
+  const std::string peer_;
+  uint64_t discard_remaining_ = 0;  // bytes still to drop of a refused oversized body
+  bool closing_ = false;
+};
+
+}  // namespace tern::net

@@ -1,0 +1,90 @@
+#include "net/server.h"
+
+#include <csignal>
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "net/connection.h"
+
+namespace tern::net {
+
+namespace {
+
+asio::ip::tcp::acceptor bound_acceptor(asio::io_context& loop, const ServerConfig& config) {
+  asio::ip::tcp::endpoint endpoint(asio::ip::make_address(config.listen), config.port);
+  asio::ip::tcp::acceptor acceptor(loop, endpoint.protocol());
+  acceptor.set_option(asio::socket_base::reuse_address(true));
+  acceptor.bind(endpoint);
+  acceptor.listen(asio::socket_base::max_listen_connections);
+  return acceptor;
+}
+
+}  // namespace
+
+Server::Server(const ServerConfig& config, commands::Dispatcher& dispatcher, std::string version)
+    : config_(config),
+      dispatcher_(dispatcher),
+      stats_(std::move(version), std::max(config.threads, 1u)),
+      acceptor_(bound_acceptor(acceptor_loop_, config)),
+      signals_(acceptor_loop_, SIGINT, SIGTERM),
+      retry_timer_(acceptor_loop_),
+      workers_(config.threads) {}
+
+void Server::run() {
+  signals_.async_wait([this](const asio::error_code& error, int signal) {
+    if (error) return;
+    spdlog::info("signal {} received: shutting down", signal);
+    shut_down();
+  });
+  accept_next();
+  acceptor_loop_.run();
+  workers_.stop();
+  spdlog::info("stopped");
+}
+
+void Server::stop() {
+  asio::post(acceptor_loop_, [this] { shut_down(); });
+}
+
+void Server::shut_down() {
+  asio::error_code ignored;
+  acceptor_.close(ignored);
+  signals_.cancel(ignored);
+  retry_timer_.cancel();
+}
+
+void Server::accept_next() {
+  acceptor_.async_accept(workers_.next(),
+                         [this](const asio::error_code& error, asio::ip::tcp::socket socket) {
+                           on_accept(error, std::move(socket));
+                         });
+}
+
+void Server::on_accept(const asio::error_code& error, asio::ip::tcp::socket socket) {
+  if (!acceptor_.is_open()) return;
+  if (error) {
+    // Out of descriptors or a similar transient failure: back off instead of spinning.
+    spdlog::warn("accept failed: {}", error.message());
+    retry_timer_.expires_after(std::chrono::milliseconds(100));
+    retry_timer_.async_wait([this](const asio::error_code& timer_error) {
+      if (!timer_error && acceptor_.is_open()) accept_next();
+    });
+    return;
+  }
+  if (stats_.curr_connections() >= config_.max_connections) {
+    stats_.connection_rejected();
+    spdlog::debug("refusing a connection: {} connections already open",
+                  stats_.curr_connections());
+    asio::error_code ignored;
+    socket.close(ignored);
+  } else {
+    auto& loop = static_cast<asio::io_context&>(socket.get_executor().context());
+    auto connection =
+        std::make_shared<Connection>(std::move(socket), dispatcher_, config_.max_item_size, stats_);
+    asio::post(loop, [connection] { connection->start(); });
+  }
+  accept_next();
+}
+
+}  // namespace tern::net

@@ -1,0 +1,52 @@
+#pragma once
+// The TCP server: accepts connections, refuses those past the limit, hands the rest
+// round-robin to the worker loops, and shuts down cleanly on SIGINT/SIGTERM or stop().
+
+#include <string>
+
+#include <asio.hpp>
+
+#include "commands/dispatcher.h"
+#include "net/server_config.h"
+#include "net/server_stats.h"
+#include "net/worker_pool.h"
+
+namespace tern::net {
+
+class Server {
+ public:
+  // Binds and listens at once (throws std::system_error if it cannot); serves from run().
+  // `dispatcher` must outlive the server.
+  Server(const ServerConfig& config, commands::Dispatcher& dispatcher, std::string version);
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // The address and port actually bound (the port chosen when config.port was 0).
+  asio::ip::tcp::endpoint local_endpoint() const { return acceptor_.local_endpoint(); }
+
+  // Serves on the calling thread until a signal or stop(), then closes every connection
+  // and joins the workers.
+  void run();
+
+  // Ends run(). Safe from any thread.
+  void stop();
+
+  // The general STAT group; register it with the dispatcher.
+  ServerStats& stats() { return stats_; }
+
+ private:
+  void accept_next();
+  void on_accept(const asio::error_code& error, asio::ip::tcp::socket socket);
+  void shut_down();
+
+  const ServerConfig config_;
+  commands::Dispatcher& dispatcher_;
+  ServerStats stats_;  // outlives the workers: connections count themselves out of it
+  asio::io_context acceptor_loop_{1};
+  asio::ip::tcp::acceptor acceptor_;
+  asio::signal_set signals_;
+  asio::steady_timer retry_timer_;
+  WorkerPool workers_;
+};
+
+}  // namespace tern::net

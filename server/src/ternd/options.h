@@ -1,0 +1,25 @@
+#pragma once
+// ternd's command line.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace tern::ternd {
+
+struct Options {
+  uint16_t port = 11210;  // 0 picks a free port
+  std::string listen = "127.0.0.1";
+  unsigned threads = 0;  // 0 until parsed: then the number of cores unless given
+  size_t memory_mb = 1024;
+  size_t max_item_size = 20ull * 1024 * 1024;
+  size_t max_connections = 4096;
+  bool verbose = false;
+};
+
+// Parses the command line. After --help or a bad flag it prints what CLI11 prints and
+// returns nullopt with the process's exit code in `exit_code`.
+std::optional<Options> parse_options(int argc, char** argv, int& exit_code);
+
+}  // namespace tern::ternd
