@@ -1,0 +1,47 @@
+#include "executor/request_inbox.h"
+
+#include <chrono>
+
+namespace tern::executor {
+
+bool RequestInbox::post(Request&& request) {
+  bool wake_taker;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (closed_) return false;
+    pending_.push_back(std::move(request));
+    wake_taker = sleeping_;
+    sleeping_ = false;
+  }
+  if (wake_taker) arrived_.notify_one();
+  return true;
+}
+
+bool RequestInbox::take(std::vector<Request>& batch, int64_t deadline_ms) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (pending_.empty() && !closed_) {
+    sleeping_ = true;
+    auto woken = [this] { return !pending_.empty() || closed_; };
+    if (deadline_ms == kNeverMs) {
+      arrived_.wait(lock, woken);
+    } else {
+      // Same origin as SystemClock::steady_ms().
+      const std::chrono::steady_clock::time_point deadline{std::chrono::milliseconds(deadline_ms)};
+      arrived_.wait_until(lock, deadline, woken);
+    }
+    sleeping_ = false;
+  }
+  if (closed_) return false;
+  batch.swap(pending_);
+  return true;
+}
+
+void RequestInbox::close() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
+  }
+  arrived_.notify_all();
+}
+
+}  // namespace tern::executor

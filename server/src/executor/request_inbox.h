@@ -1,0 +1,50 @@
+#pragma once
+// The ExecutorPool's requests to its scheduler thread: any thread posts, the scheduler takes
+// them in batches. Posting costs one short critical section and wakes the scheduler only
+// if it is asleep.
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "executor/completion.h"
+#include "executor/task.h"
+
+namespace tern::executor {
+
+struct Request {
+  enum class Kind : uint8_t { Add, Wake, Snooze, Cancel, Unregister, Finished, Barrier, TasksJson };
+  Kind kind = Kind::Barrier;
+  bool again = false;     // Finished: what run() returned
+  TaskId id = 0;          // Wake, Snooze, Cancel, Finished
+  double seconds = 0;     // Add (the delay), Snooze
+  OwnerId owner = 0;      // Unregister
+  std::shared_ptr<Task> task{};  // Add
+  Completion* done = nullptr;    // set when the poster waits for the result
+  std::string* text = nullptr;   // TasksJson: where the answer goes
+};
+
+class RequestInbox {
+ public:
+  // Returns false, dropping the request, once closed.
+  bool post(Request&& request);
+
+  // Swaps the waiting requests into `batch` (which must be empty), first sleeping until
+  // there are some or the steady-clock deadline_ms passes. Returns false once closed.
+  bool take(std::vector<Request>& batch, int64_t deadline_ms);
+
+  // Makes take() return false from now on.
+  void close();
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable arrived_;
+  std::vector<Request> pending_;
+  bool sleeping_ = false;  // the taker waits on arrived_ and nobody has notified it yet
+  bool closed_ = false;
+};
+
+}  // namespace tern::executor
