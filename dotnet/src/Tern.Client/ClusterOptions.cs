@@ -1,0 +1,45 @@
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+using Tern.Client.IO;
+using Tern.Client.Transcoders;
+
+namespace Tern.Client;
+
+/// <summary>Settings of a <see cref="Cluster"/>; the defaults suit a LAN.</summary>
+public sealed record ClusterOptions
+{
+    /// <summary>Default timeout of every key-value operation, from call to response.</summary>
+    public TimeSpan KvTimeout { get; init; } = TimeSpan.FromSeconds(2.5);
+
+    public TimeSpan ConnectTimeout { get; init; } = TimeSpan.FromSeconds(5);
+
+    /// <summary>Connections opened to each node at start and kept open (reconnected with backoff).</summary>
+    public int MinConnectionsPerNode { get; init; } = 1;
+
+    /// <summary>More connections are opened, up to this, while every open one is half full.</summary>
+    public int MaxConnectionsPerNode { get; init; } = 2;
+
+    /// <summary>Operations one connection carries at once; past it callers wait (up to their timeout) for a slot.</summary>
+    public int MaxInFlightPerConnection { get; init; } = 1024;
+
+    /// <summary>How often each connection checks deadlines: timeouts fire within this of the deadline.</summary>
+    public TimeSpan TimeoutSweepInterval { get; init; } = TimeSpan.FromMilliseconds(10);
+
+    /// <summary>First wait after a failed connect; doubles per failure up to <see cref="ReconnectBackoffMax"/>.</summary>
+    public TimeSpan ReconnectBackoffMin { get; init; } = TimeSpan.FromMilliseconds(50);
+
+    public TimeSpan ReconnectBackoffMax { get; init; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>How often the summary of orphaned responses is logged (when there were any).</summary>
+    public TimeSpan OrphanReportInterval { get; init; } = TimeSpan.FromSeconds(10);
+
+    /// <summary>How many of the slowest orphans each summary names.</summary>
+    public int OrphanSampleSize { get; init; } = 10;
+
+    public ITypeTranscoder Transcoder { get; init; } = JsonTranscoder.Default;
+
+    public ILoggerFactory LoggerFactory { get; init; } = NullLoggerFactory.Instance;
+
+    /// <summary>Bootstrap steps run on each new connection, in order, before it carries operations.</summary>
+    public IReadOnlyList<IConnectionInitializer> ConnectionInitializers { get; init; } = [];
+}

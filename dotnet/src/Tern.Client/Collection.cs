@@ -1,0 +1,139 @@
+using System.Buffers;
+using System.Buffers.Binary;
+using System.Text.Json.Serialization.Metadata;
+using Tern.Client.IO;
+using Tern.Client.Operations;
+using Tern.Client.Protocol;
+using Tern.Client.Transcoders;
+
+namespace Tern.Client;
+
+/// <summary>
+/// Key-value operations on one collection. Every method validates the key before sending
+/// (<see cref="Exceptions.InvalidArgumentException"/> for an empty key or one over 250 UTF-8
+/// bytes) and fails with a typed exception naming the key. Await each returned task once.
+/// </summary>
+public sealed class Collection
+{
+    private readonly Dispatcher _dispatcher;
+    private readonly ClusterOptions _options;
+    private readonly uint? _collectionId;
+
+    internal Collection(string name, Dispatcher dispatcher, ClusterOptions options, uint? collectionId)
+    {
+        Name = name;
+        _dispatcher = dispatcher;
+        _options = options;
+        _collectionId = collectionId;
+        Binary = new BinaryCollection(this);
+    }
+
+    public string Name { get; }
+
+    /// <summary>Counters and append/prepend, which work on raw bytes.</summary>
+    public BinaryCollection Binary { get; }
+
+    /// <summary>Reads a document; <see cref="Exceptions.DocumentNotFoundException"/> if it does not exist.</summary>
+    public ValueTask<GetResult> GetAsync(string key, GetOptions? options = null) =>
+        Read(Opcode.Get, key, 0, missIsResult: false, options ?? GetOptions.Default);
+
+    /// <summary>Reads a document; a missing one is a normal result with <see cref="GetResult.Found"/> false.</summary>
+    public ValueTask<GetResult> TryGetAsync(string key, GetOptions? options = null) =>
+        Read(Opcode.Get, key, 0, missIsResult: true, options ?? GetOptions.Default);
+
+    /// <summary>Reads a document and sets its expiry.</summary>
+    public ValueTask<GetResult> GetAndTouchAsync(string key, TimeSpan expiry, GetAndTouchOptions? options = null) =>
+        Read(Opcode.GetAndTouch, key, Expiry.ToWire(expiry), missIsResult: false, options ?? GetAndTouchOptions.Default);
+
+    /// <summary>
+    /// Reads and write-locks a document for <paramref name="lockTime"/> (or until unlocked, or replaced with the
+    /// returned CAS). Needs a server with GET_LOCKED (ternd, Couchbase): plain memcached answers
+    /// <see cref="Exceptions.FeatureNotAvailableException"/>.
+    /// </summary>
+    public ValueTask<GetResult> GetAndLockAsync(string key, TimeSpan lockTime, GetAndLockOptions? options = null) =>
+        Read(Opcode.GetLocked, key, (uint)Math.Ceiling(lockTime.TotalSeconds), missIsResult: false, options ?? GetAndLockOptions.Default);
+
+    /// <summary>
+    /// Whether the document exists. Implemented with GET, which every memcached-protocol server has
+    /// (plain memcached lacks GET_META): the value crosses the network but is not copied or decoded.
+    /// </summary>
+    public ValueTask<ExistsResult> ExistsAsync(string key, ExistsOptions? options = null) =>
+        Send(ExistsOperation.Create(key, _collectionId), options ?? ExistsOptions.Default);
+
+    /// <summary>Stores a document whether or not it exists.</summary>
+    public ValueTask<MutationResult> UpsertAsync<T>(string key, T value, UpsertOptions? options = null) =>
+        Store(Opcode.Set, key, value, null, options ?? UpsertOptions.Default);
+
+    public ValueTask<MutationResult> UpsertAsync<T>(string key, T value, JsonTypeInfo<T> typeInfo, UpsertOptions? options = null) =>
+        Store(Opcode.Set, key, value, typeInfo, options ?? UpsertOptions.Default);
+
+    /// <summary>Stores a new document; <see cref="Exceptions.DocumentExistsException"/> if it exists.</summary>
+    public ValueTask<MutationResult> InsertAsync<T>(string key, T value, InsertOptions? options = null) =>
+        Store(Opcode.Add, key, value, null, options ?? InsertOptions.Default);
+
+    public ValueTask<MutationResult> InsertAsync<T>(string key, T value, JsonTypeInfo<T> typeInfo, InsertOptions? options = null) =>
+        Store(Opcode.Add, key, value, typeInfo, options ?? InsertOptions.Default);
+
+    /// <summary>Replaces an existing document; <see cref="Exceptions.DocumentNotFoundException"/> if it does not exist.</summary>
+    public ValueTask<MutationResult> ReplaceAsync<T>(string key, T value, ReplaceOptions? options = null) =>
+        Store(Opcode.Replace, key, value, null, options ?? ReplaceOptions.Default);
+
+    public ValueTask<MutationResult> ReplaceAsync<T>(string key, T value, JsonTypeInfo<T> typeInfo, ReplaceOptions? options = null) =>
+        Store(Opcode.Replace, key, value, typeInfo, options ?? ReplaceOptions.Default);
+
+    public ValueTask<MutationResult> RemoveAsync(string key, RemoveOptions? options = null)
+    {
+        options ??= RemoveOptions.Default;
+        return Mutate(Opcode.Delete, key, default, options.Cas, default, options);
+    }
+
+    /// <summary>Sets a document's expiry without reading it.</summary>
+    public ValueTask<MutationResult> TouchAsync(string key, TimeSpan expiry, TouchOptions? options = null)
+    {
+        Span<byte> extras = stackalloc byte[4];
+        BinaryPrimitives.WriteUInt32BigEndian(extras, Expiry.ToWire(expiry));
+        return Mutate(Opcode.Touch, key, extras, 0, default, options ?? TouchOptions.Default);
+    }
+
+    /// <summary>Releases a lock taken by <see cref="GetAndLockAsync"/>, given the CAS it returned.</summary>
+    public ValueTask<MutationResult> UnlockAsync(string key, ulong cas, UnlockOptions? options = null) =>
+        Mutate(Opcode.UnlockKey, key, default, cas, default, options ?? UnlockOptions.Default);
+
+    internal ValueTask<MutationResult> Mutate(Opcode opcode, string key, ReadOnlySpan<byte> extras, ulong cas,
+        ReadOnlySpan<byte> value, OperationOptions options)
+    {
+        var operation = MutationOperation.Create(opcode, key, _collectionId, extras, cas);
+        operation.Request.Write(value);
+        operation.Seal();
+        return Send(operation, options);
+    }
+
+    internal ValueTask<TResult> Send<TResult>(Operation<TResult> operation, OperationOptions options) =>
+        _dispatcher.SendAsync(operation, options.Timeout ?? _options.KvTimeout, options.CancellationToken);
+
+    internal uint? CollectionId => _collectionId;
+
+    private ValueTask<GetResult> Read(Opcode opcode, string key, uint argument, bool missIsResult, TranscodingOptions options) =>
+        Send(GetOperation.Create(opcode, key, _collectionId, argument, missIsResult, options.Transcoder ?? _options.Transcoder), options);
+
+    private ValueTask<MutationResult> Store<T>(Opcode opcode, string key, T value, JsonTypeInfo<T>? typeInfo, StoreOptions options)
+    {
+        Span<byte> extras = stackalloc byte[8];
+        BinaryPrimitives.WriteUInt32BigEndian(extras[4..], Expiry.ToWire(options.Expiry));
+        var operation = MutationOperation.Create(opcode, key, _collectionId, extras, options.Cas);
+        uint flags;
+        Datatype datatype;
+        if (typeInfo is not null)
+        {
+            JsonTranscoder.WriteJson(operation.Request, value, typeInfo);
+            (flags, datatype) = (DocumentFlags.Json, Datatype.Json);
+        }
+        else
+        {
+            (options.Transcoder ?? _options.Transcoder).Encode(operation.Request, value, out flags, out datatype);
+        }
+        operation.Request.PatchExtras(0, flags);
+        operation.Seal(datatype);
+        return Send(operation, options);
+    }
+}

@@ -1,0 +1,47 @@
+using System.Diagnostics;
+using System.Diagnostics.Metrics;
+using Tern.Client.Protocol;
+
+namespace Tern.Client.Diagnostics;
+
+/// <summary>
+/// The SDK's instruments: Meter "Tern.Client" and ActivitySource "Tern.Client". With no listener
+/// attached, recording costs an enabled-check and nothing is allocated.
+/// </summary>
+public static class TernMetrics
+{
+    public const string Name = "Tern.Client";
+
+    public static readonly Meter Meter = new(Name, "1.0");
+    public static readonly ActivitySource ActivitySource = new(Name, "1.0");
+
+    public static readonly Counter<long> Operations =
+        Meter.CreateCounter<long>("tern.client.operations", description: "Operations completed (any outcome)");
+
+    public static readonly Histogram<double> Duration =
+        Meter.CreateHistogram<double>("tern.client.operation.duration", unit: "ms", description: "Time from call to response");
+
+    public static readonly Counter<long> Timeouts =
+        Meter.CreateCounter<long>("tern.client.timeouts", description: "Operations that timed out");
+
+    public static readonly Counter<long> Orphans =
+        Meter.CreateCounter<long>("tern.client.orphans", description: "Responses that arrived after their operation timed out");
+
+    public static readonly Counter<long> ConnectionFailures =
+        Meter.CreateCounter<long>("tern.client.connection.failures", description: "Connections that failed or could not be opened");
+
+    internal static void RecordCompletion(Opcode opcode, long startTimestamp)
+    {
+        var tag = new KeyValuePair<string, object?>("op", opcode.Name());
+        Operations.Add(1, tag);
+        if (Duration.Enabled)
+            Duration.Record(Stopwatch.GetElapsedTime(startTimestamp).TotalMilliseconds, tag);
+    }
+
+    internal static void RecordTimeout(Opcode opcode)
+    {
+        var tag = new KeyValuePair<string, object?>("op", opcode.Name());
+        Operations.Add(1, tag);
+        Timeouts.Add(1, tag);
+    }
+}

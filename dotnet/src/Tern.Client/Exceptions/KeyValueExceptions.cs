@@ -1,0 +1,31 @@
+namespace Tern.Client.Exceptions;
+
+public sealed class DocumentNotFoundException(string key)
+    : TernException($"document not found: key '{Describe(key)}'", key);
+
+public sealed class DocumentExistsException(string key)
+    : TernException($"document already exists: key '{Describe(key)}'", key);
+
+public sealed class CasMismatchException(string key)
+    : TernException($"CAS mismatch: key '{Describe(key)}' was changed since the CAS was read", key);
+
+public sealed class DocumentLockedException(string key)
+    : TernException($"document is locked: key '{Describe(key)}'", key);
+
+/// <summary>UNLOCK of a document that is not locked, or with the wrong CAS.</summary>
+public sealed class DocumentNotLockedException(string key)
+    : TernException($"document is not locked (or the CAS does not hold the lock): key '{Describe(key)}'", key);
+
+public sealed class ValueTooLargeException(string key)
+    : TernException($"value too large for key '{Describe(key)}'", key);
+
+/// <summary>The server is temporarily unable to serve the request (out of memory, busy); retrying later may succeed.</summary>
+public sealed class TemporaryFailureException(string key, ushort status)
+    : TernException($"temporary failure (status 0x{status:x2}) for key '{Describe(key)}'", key);
+
+/// <summary>INCREMENT/DECREMENT of a value that is not a decimal number.</summary>
+public sealed class DeltaInvalidException(string key)
+    : TernException($"counter operation on a non-numeric value: key '{Describe(key)}'", key);
+
+/// <summary>The server does not support the command (e.g. GET_LOCKED on plain memcached).</summary>
+public sealed class FeatureNotAvailableException(string message, string? key = null) : TernException(message, key);

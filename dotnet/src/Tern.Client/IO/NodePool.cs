@@ -1,0 +1,215 @@
+using System.Diagnostics;
+using Microsoft.Extensions.Logging;
+using Tern.Client.Exceptions;
+using Tern.Client.Operations;
+
+namespace Tern.Client.IO;
+
+/// <summary>
+/// The connections to one node: at least Min kept open (a background loop reconnects with
+/// exponential backoff after a failure), up to Max opened while every open one is half full.
+/// While the node is unreachable and its backoff has not expired, operations fail at once
+/// with <see cref="NodeUnavailableException"/> instead of piling up.
+/// </summary>
+internal sealed class NodePool : IAsyncDisposable
+{
+    private readonly string _host;
+    private readonly int _port;
+    private readonly int _min;
+    private readonly int _max;
+    private readonly TimeSpan _backoffMin;
+    private readonly TimeSpan _backoffMax;
+    private readonly ConnectionSettings _settings;
+    private readonly SemaphoreSlim _connectGate = new(1, 1);
+    private readonly object _listLock = new();
+    private readonly CancellationTokenSource _disposed = new();
+    private volatile Connection[] _connections = [];
+    private TimeSpan _backoff;
+    private long _retryAtTimestamp;
+    private Exception? _lastError;
+    private int _maintaining;
+    private int _growing;
+
+    public NodePool(string host, int port, int min, int max, TimeSpan backoffMin, TimeSpan backoffMax, ConnectionSettings settings)
+    {
+        _host = host;
+        _port = port;
+        _min = Math.Max(1, min);
+        _max = Math.Max(_min, max);
+        _backoffMin = backoffMin;
+        _backoffMax = backoffMax;
+        _backoff = backoffMin;
+        _settings = settings;
+        Endpoint = $"{host}:{port}";
+    }
+
+    public string Endpoint { get; }
+
+    public IReadOnlyList<Connection> Connections => _connections;
+
+    /// <summary>Opens the minimum number of connections; on failure keeps retrying in the background, and throws.</summary>
+    public async Task StartAsync(CancellationToken cancellationToken)
+    {
+        try
+        {
+            for (var i = 0; i < _min; i++)
+                await ConnectAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch
+        {
+            Maintain();
+            throw;
+        }
+    }
+
+    /// <summary>The least busy live connection, or null when none is open. Never blocks.</summary>
+    public Connection? TryGetConnection()
+    {
+        var connections = _connections;
+        Connection? best = null;
+        foreach (var connection in connections)
+        {
+            if (connection.IsAlive && (best is null || connection.InFlight < best.InFlight))
+                best = connection;
+        }
+        if (best is not null && connections.Length < _max && best.InFlight > _settings.MaxInFlight / 2)
+            Grow();
+        return best;
+    }
+
+    /// <summary>A live connection, opening one if needed; fails fast during reconnect backoff.</summary>
+    public async ValueTask<Connection> GetConnectionAsync(OperationBase operation)
+    {
+        while (true)
+        {
+            if (TryGetConnection() is { } connection)
+                return connection;
+            ThrowIfBackingOff(operation.Key);
+            await ConnectAsync(operation.CancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    private void ThrowIfBackingOff(string key)
+    {
+        var wait = Volatile.Read(ref _retryAtTimestamp) - Stopwatch.GetTimestamp();
+        if (wait > 0)
+            throw new NodeUnavailableException(
+                $"node {Endpoint} is unavailable ({_lastError?.Message}); next connect attempt in " +
+                $"{LightweightStopwatch.ToTimeSpan(wait).TotalMilliseconds:0} ms", key, _lastError);
+    }
+
+    /// <summary>Opens one connection (one attempt at a time per node); records backoff on failure.</summary>
+    private async Task ConnectAsync(CancellationToken cancellationToken)
+    {
+        var connectionsBefore = _connections;
+        await _connectGate.WaitAsync(cancellationToken).ConfigureAwait(false);
+        try
+        {
+            // Someone else connected while we waited for the gate.
+            if (!ReferenceEquals(connectionsBefore, _connections) && TryGetConnection() is not null && _connections.Length >= _min)
+                return;
+            Connection connection;
+            try
+            {
+                using var linked = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, _disposed.Token);
+                connection = await Connection.OpenAsync(_host, _port, _settings, linked.Token).ConfigureAwait(false);
+            }
+            catch (Exception e) when (!_disposed.IsCancellationRequested)
+            {
+                _lastError = e;
+                Volatile.Write(ref _retryAtTimestamp, Stopwatch.GetTimestamp() + LightweightStopwatch.ToTicks(_backoff));
+                _settings.Logger.LogWarning("connecting to {Endpoint} failed ({Reason}); retrying in {Backoff} ms",
+                    Endpoint, e.Message, _backoff.TotalMilliseconds);
+                _backoff = TimeSpan.FromTicks(Math.Min(_backoff.Ticks * 2, _backoffMax.Ticks));
+                Diagnostics.TernMetrics.ConnectionFailures.Add(1);
+                throw new NodeUnavailableException($"cannot connect to {Endpoint}: {e.Message}", null, e);
+            }
+            _backoff = _backoffMin;
+            Volatile.Write(ref _retryAtTimestamp, 0);
+            connection.Closed += OnClosed;
+            lock (_listLock)
+                _connections = [.. _connections, connection];
+            if (_disposed.IsCancellationRequested)
+                await connection.DisposeAsync().ConfigureAwait(false);
+        }
+        finally
+        {
+            _connectGate.Release();
+        }
+    }
+
+    private void OnClosed(Connection connection)
+    {
+        lock (_listLock)
+            _connections = _connections.Where(c => !ReferenceEquals(c, connection)).ToArray();
+        if (!_disposed.IsCancellationRequested)
+            Maintain();
+    }
+
+    /// <summary>Reconnects in the background, with backoff, until the minimum is open again.</summary>
+    private void Maintain()
+    {
+        if (Interlocked.Exchange(ref _maintaining, 1) == 1)
+            return;
+        _ = Task.Run(async () =>
+        {
+            try
+            {
+                while (!_disposed.IsCancellationRequested && _connections.Count(c => c.IsAlive) < _min)
+                {
+                    try
+                    {
+                        await ConnectAsync(_disposed.Token).ConfigureAwait(false);
+                    }
+                    catch (Exception) when (!_disposed.IsCancellationRequested)
+                    {
+                        var wait = LightweightStopwatch.ToTimeSpan(Volatile.Read(ref _retryAtTimestamp) - Stopwatch.GetTimestamp());
+                        if (wait > TimeSpan.Zero)
+                            await Task.Delay(wait, _disposed.Token).ConfigureAwait(false);
+                    }
+                }
+            }
+            catch (OperationCanceledException)
+            {
+            }
+            finally
+            {
+                Volatile.Write(ref _maintaining, 0);
+            }
+        });
+    }
+
+    /// <summary>Adds a connection in the background while the open ones are busy.</summary>
+    private void Grow()
+    {
+        if (Interlocked.Exchange(ref _growing, 1) == 1)
+            return;
+        _ = Task.Run(async () =>
+        {
+            try
+            {
+                if (_connections.Length < _max)
+                    await ConnectAsync(_disposed.Token).ConfigureAwait(false);
+            }
+            catch (Exception e)
+            {
+                _settings.Logger.LogDebug("growing the pool of {Endpoint} failed: {Reason}", Endpoint, e.Message);
+            }
+            finally
+            {
+                Volatile.Write(ref _growing, 0);
+            }
+        });
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        _disposed.Cancel();
+        foreach (var connection in _connections)
+        {
+            connection.Closed -= OnClosed;
+            await connection.DisposeAsync().ConfigureAwait(false);
+        }
+        _connections = [];
+    }
+}

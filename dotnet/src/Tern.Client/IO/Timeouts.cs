@@ -1,0 +1,27 @@
+using Tern.Client.Exceptions;
+using Tern.Client.Protocol;
+using Tern.Client.Operations;
+
+namespace Tern.Client.IO;
+
+/// <summary>Builds timeout errors that say what happened: how long, whether sent, and how busy the connection was.</summary>
+internal static class Timeouts
+{
+    public static Exceptions.TimeoutException Expired(OperationBase operation, string endpoint, bool sent, int inFlight, int queued)
+    {
+        var message =
+            $"{operation.Opcode.Name()} of key '{TernException.Describe(operation.Key)}' timed out after " +
+            $"{operation.Elapsed.ElapsedMilliseconds} ms (timeout {operation.Timeout.TotalMilliseconds:0} ms); " +
+            (sent ? $"it was sent to {endpoint} and no response came" : $"it was not yet sent to {endpoint}") +
+            $"; {inFlight} operations were in flight on the connection and {queued} queued for a slot";
+        return sent && operation.IsMutation
+            ? new AmbiguousTimeoutException(message, operation.Key)
+            : new UnambiguousTimeoutException(message, operation.Key);
+    }
+
+    public static UnambiguousTimeoutException QueueFull(OperationBase operation, string endpoint, int maxInFlight, int inFlight, int queued) =>
+        new($"{operation.Opcode.Name()} of key '{TernException.Describe(operation.Key)}' timed out after " +
+            $"{operation.Elapsed.ElapsedMilliseconds} ms (timeout {operation.Timeout.TotalMilliseconds:0} ms) without being sent: " +
+            $"the in-flight queue to {endpoint} is full ({inFlight} of {maxInFlight} in flight, {queued} queued)",
+            operation.Key);
+}

@@ -1,0 +1,41 @@
+using System.Buffers;
+using Tern.Client.Protocol;
+
+namespace Tern.Client.Operations;
+
+/// <summary>Any request, given as parts; for bootstrap steps (HELLO, SASL...) and diagnostics.</summary>
+public sealed record RawRequest(Opcode Opcode, byte[]? Key = null, byte[]? Extras = null, byte[]? Value = null,
+    ulong Cas = 0, Datatype Datatype = Datatype.Raw);
+
+/// <summary>A response as received, whatever its status.</summary>
+public sealed record RawResponse(ResponseStatus Status, ulong Cas, Datatype Datatype, byte[] Extras, byte[] Key, byte[] Value);
+
+/// <summary>Carries a <see cref="RawRequest"/>; never throws for a failed status. Not pooled: it is not on a hot path.</summary>
+public sealed class RawOperation : Operation<RawResponse>
+{
+    private RawResponse? _response;
+
+    public static RawOperation Create(RawRequest request, TimeSpan timeout, CancellationToken cancellationToken)
+    {
+        var operation = new RawOperation();
+        operation.Prepare(request.Opcode, request.Key, request.Extras, request.Cas);
+        operation.Request.Write(request.Value);
+        operation.Seal(request.Datatype);
+        operation.Start(timeout, cancellationToken);
+        return operation;
+    }
+
+    protected override void CaptureResponse(in FrameHeader header, in ReadOnlySequence<byte> body)
+    {
+        var extras = body.Slice(header.FramingExtrasLength, header.ExtrasLength);
+        var key = body.Slice(header.FramingExtrasLength + header.ExtrasLength, header.KeyLength);
+        _response = new RawResponse((ResponseStatus)header.VBucketOrStatus, header.Cas, (Datatype)header.Datatype,
+            extras.ToArray(), key.ToArray(), ValueOf(header, body).ToArray());
+    }
+
+    protected override RawResponse BuildResult() => _response!;
+
+    protected override void ReturnToPool()
+    {
+    }
+}

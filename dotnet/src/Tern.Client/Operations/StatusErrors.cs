@@ -1,0 +1,35 @@
+using Tern.Client.Exceptions;
+using Tern.Client.Protocol;
+
+namespace Tern.Client.Operations;
+
+/// <summary>The one mapping from a failed response status to the typed exception callers catch.</summary>
+public static class StatusErrors
+{
+    public static Exception For(Opcode opcode, ResponseStatus status, string key, bool hadCas)
+    {
+        TernException error = status switch
+        {
+            ResponseStatus.KeyNotFound => new DocumentNotFoundException(key),
+            // memcached answers NOT_STORED to APPEND/PREPEND of a missing document.
+            ResponseStatus.NotStored when opcode is Opcode.Append or Opcode.Prepend => new DocumentNotFoundException(key),
+            ResponseStatus.NotStored when opcode is Opcode.Add => new DocumentExistsException(key),
+            ResponseStatus.KeyExists when opcode is Opcode.Add && !hadCas => new DocumentExistsException(key),
+            ResponseStatus.KeyExists when opcode is Opcode.UnlockKey => new DocumentNotLockedException(key),
+            ResponseStatus.KeyExists => hadCas ? new CasMismatchException(key) : new DocumentLockedException(key),
+            ResponseStatus.Locked => new DocumentLockedException(key),
+            ResponseStatus.NotLocked => new DocumentNotLockedException(key),
+            ResponseStatus.ValueTooLarge => new ValueTooLargeException(key),
+            ResponseStatus.DeltaBadValue => new DeltaInvalidException(key),
+            ResponseStatus.OutOfMemory or ResponseStatus.Busy or ResponseStatus.TemporaryFailure =>
+                new TemporaryFailureException(key, (ushort)status),
+            ResponseStatus.UnknownCommand or ResponseStatus.NotSupported =>
+                new FeatureNotAvailableException($"the server does not support {opcode.Name()} (status 0x{(ushort)status:x2}); key '{TernException.Describe(key)}'", key),
+            ResponseStatus.InvalidArguments =>
+                new InvalidArgumentException($"the server rejected {opcode.Name()} as invalid; key '{TernException.Describe(key)}'", key),
+            _ => new TernException($"{opcode.Name()} failed with status 0x{(ushort)status:x2} ({status}); key '{TernException.Describe(key)}'", key),
+        };
+        error.SetStatus((ushort)status);
+        return error;
+    }
+}
