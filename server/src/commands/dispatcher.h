@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -32,7 +33,8 @@ enum class Outcome {
 
 class Dispatcher {
  public:
-  explicit Dispatcher(engine::Engine& engine);
+  // `version` is what VERSION answers.
+  explicit Dispatcher(engine::Engine& engine, std::string version = "1.0.0-tern");
 
   // Providers are consulted in the order added; they must outlive the dispatcher.
   void add_stat_provider(StatProvider& provider);
@@ -50,6 +52,7 @@ class Dispatcher {
 
  private:
   engine::Engine& engine_;
+  std::string version_;
   std::vector<StatProvider*> providers_;
 };
 

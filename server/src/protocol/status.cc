@@ -30,6 +30,8 @@ std::string_view status_text(Status status) {
     case Status::Ebusy: return "Server too busy";
     case Status::Etmpfail: return "Temporary failure";
     case Status::UnknownCollection: return "Unknown collection";
+    case Status::DurabilityInvalidLevel: return "Invalid durability level";
+    case Status::DurabilityImpossible: return "Durability impossible";
   }
   return "Unknown error";
 }

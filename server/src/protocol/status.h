@@ -32,6 +32,8 @@ enum class Status : uint16_t {
   Ebusy = 0x85,
   Etmpfail = 0x86,
   UnknownCollection = 0x88,
+  DurabilityInvalidLevel = 0xa0,
+  DurabilityImpossible = 0xa1,
 };
 
 // The human-readable text sent as the value of an error response ("Not found", ...).

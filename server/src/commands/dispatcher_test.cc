@@ -1,0 +1,491 @@
+// Drives the dispatcher with encoded request frames against a real engine and decodes what
+// it answers.
+#include "commands/dispatcher.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "engine/engine.h"
+#include "protocol/codec.h"
+#include "protocol/opcode.h"
+
+namespace tern::commands {
+namespace {
+
+using protocol::Opcode;
+using protocol::Status;
+using Bytes = std::vector<uint8_t>;
+
+constexpr uint32_t kOpaque = 0xdeadbeef;
+
+std::span<const uint8_t> bytes_of(std::string_view text) {
+  return {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
+}
+
+std::string text_of(std::span<const uint8_t> bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+Bytes be32(uint32_t v) {
+  Bytes out(4);
+  protocol::store_be32(out.data(), v);
+  return out;
+}
+
+Bytes storage_extras(uint32_t flags, uint32_t expiry) {
+  Bytes out = be32(flags);
+  const Bytes e = be32(expiry);
+  out.insert(out.end(), e.begin(), e.end());
+  return out;
+}
+
+Bytes arithmetic_extras(uint64_t delta, uint64_t initial, uint32_t expiry) {
+  Bytes out(20);
+  protocol::store_be64(out.data(), delta);
+  protocol::store_be64(out.data() + 8, initial);
+  protocol::store_be32(out.data() + 16, expiry);
+  return out;
+}
+
+struct Request {
+  Opcode opcode = Opcode::Noop;
+  std::string key = {};
+  std::string value = {};
+  Bytes extras = {};
+  uint64_t cas = 0;
+  uint8_t datatype = 0;
+  Bytes framing_extras = {};  // non-empty: sent with the alt magic
+  uint32_t opaque = kOpaque;
+};
+
+struct Response {
+  uint8_t magic = 0;
+  uint8_t opcode = 0;
+  Status status = Status::Success;
+  uint8_t datatype = 0;
+  uint32_t opaque = 0;
+  uint64_t cas = 0;
+  Bytes extras;
+  std::string key;
+  std::string value;
+};
+
+class DispatcherTest : public ::testing::Test {
+ protected:
+  DispatcherTest() : engine_(engine::Config{}, clock_), dispatcher_(engine_) {}
+
+  // Executes one request; returns what it answered (zero or more responses).
+  std::vector<Response> run(const Request& r) {
+    protocol::FrameParts parts;
+    parts.magic = r.framing_extras.empty() ? 0x80 : 0x08;
+    parts.opcode = static_cast<uint8_t>(r.opcode);
+    parts.datatype = r.datatype;
+    parts.opaque = r.opaque;
+    parts.cas = r.cas;
+    parts.framing_extras = r.framing_extras;
+    parts.extras = r.extras;
+    parts.key = bytes_of(r.key);
+    parts.value = bytes_of(r.value);
+    Bytes wire;
+    protocol::append_frame(parts, wire);
+    protocol::Frame frame;
+    EXPECT_EQ(protocol::decode_frame(wire, frame), protocol::DecodeResult::Ok);
+    Bytes out;
+    last_outcome_ = dispatcher_.execute(frame, out);
+    return decode_all(out);
+  }
+
+  // Executes a request that must answer exactly once.
+  Response one(const Request& r) {
+    std::vector<Response> answers = run(r);
+    EXPECT_EQ(answers.size(), 1u) << protocol::opcode_name(r.opcode);
+    return answers.empty() ? Response{} : answers.front();
+  }
+
+  static std::vector<Response> decode_all(const Bytes& out) {
+    std::vector<Response> answers;
+    std::span<const uint8_t> rest(out);
+    while (!rest.empty()) {
+      protocol::Frame f;
+      if (protocol::decode_frame(rest, f) != protocol::DecodeResult::Ok) {
+        ADD_FAILURE() << "undecodable response";
+        break;
+      }
+      answers.push_back(Response{f.magic, f.opcode, static_cast<Status>(f.vbucket_or_status),
+                                 f.datatype, f.opaque, f.cas,
+                                 Bytes(f.extras.begin(), f.extras.end()), text_of(f.key),
+                                 text_of(f.value)});
+      rest = rest.subspan(f.size());
+    }
+    return answers;
+  }
+
+  Response set(const std::string& key, const std::string& value, uint32_t flags = 0,
+               uint32_t expiry = 0) {
+    return one({.opcode = Opcode::Set, .key = key, .value = value,
+                .extras = storage_extras(flags, expiry)});
+  }
+
+  Response get(const std::string& key) { return one({.opcode = Opcode::Get, .key = key}); }
+
+  ManualClock clock_;
+  engine::Engine engine_;
+  Dispatcher dispatcher_;
+  Outcome last_outcome_ = Outcome::Continue;
+};
+
+void expect_error(const Response& r, Status status, std::string_view text) {
+  EXPECT_EQ(r.status, status);
+  EXPECT_EQ(r.value, text);
+  EXPECT_EQ(r.cas, 0u);
+  EXPECT_TRUE(r.extras.empty());
+  EXPECT_TRUE(r.key.empty());
+}
+
+TEST_F(DispatcherTest, SetThenGetReturnsValueFlagsDatatypeAndCas) {
+  const Response stored =
+      one({.opcode = Opcode::Set, .key = "k", .value = "{\"a\":1}",
+           .extras = storage_extras(0xcafef00d, 0), .datatype = 0x01});
+  EXPECT_EQ(stored.magic, 0x81);
+  EXPECT_EQ(stored.opcode, static_cast<uint8_t>(Opcode::Set));
+  EXPECT_EQ(stored.status, Status::Success);
+  EXPECT_EQ(stored.opaque, kOpaque);
+  EXPECT_NE(stored.cas, 0u);
+  EXPECT_TRUE(stored.value.empty() && stored.key.empty() && stored.extras.empty());
+
+  const Response got = get("k");
+  EXPECT_EQ(got.status, Status::Success);
+  EXPECT_EQ(got.value, "{\"a\":1}");
+  EXPECT_EQ(got.extras, be32(0xcafef00d));
+  EXPECT_EQ(got.datatype, 0x01);
+  EXPECT_EQ(got.cas, stored.cas);
+  EXPECT_TRUE(got.key.empty());
+}
+
+TEST_F(DispatcherTest, GetMissAnswersNotFound) {
+  expect_error(get("absent"), Status::KeyEnoent, "Not found");
+}
+
+TEST_F(DispatcherTest, GetkEchoesTheKeyOnHitAndMiss) {
+  const Response miss = one({.opcode = Opcode::GetK, .key = "absent"});
+  EXPECT_EQ(miss.status, Status::KeyEnoent);
+  EXPECT_EQ(miss.key, "absent");
+  EXPECT_TRUE(miss.value.empty());
+  set("k", "v", 7);
+  const Response hit = one({.opcode = Opcode::GetK, .key = "k"});
+  EXPECT_EQ(hit.status, Status::Success);
+  EXPECT_EQ(hit.key, "k");
+  EXPECT_EQ(hit.value, "v");
+  EXPECT_EQ(hit.extras, be32(7));
+}
+
+TEST_F(DispatcherTest, QuietGetsAreSilentOnMissAndAnswerHits) {
+  EXPECT_TRUE(run({.opcode = Opcode::GetQ, .key = "absent"}).empty());
+  EXPECT_TRUE(run({.opcode = Opcode::GetKQ, .key = "absent"}).empty());
+  set("k", "v");
+  const Response hit = one({.opcode = Opcode::GetKQ, .key = "k"});
+  EXPECT_EQ(hit.opcode, static_cast<uint8_t>(Opcode::GetKQ));
+  EXPECT_EQ(hit.key, "k");
+  EXPECT_EQ(hit.value, "v");
+  EXPECT_EQ(one({.opcode = Opcode::GetQ, .key = "k"}).value, "v");
+}
+
+TEST_F(DispatcherTest, QuietGetStillAnswersErrorsOtherThanMiss) {
+  expect_error(one({.opcode = Opcode::GetQ}), Status::Einval, "Invalid arguments");
+}
+
+TEST_F(DispatcherTest, CasIsHonoured) {
+  const uint64_t cas = set("k", "v1").cas;
+  const Response mismatch = one({.opcode = Opcode::Set, .key = "k", .value = "v2",
+                                 .extras = storage_extras(0, 0), .cas = cas + 1});
+  expect_error(mismatch, Status::KeyEexists, "Data exists for key.");
+  const Response match = one({.opcode = Opcode::Set, .key = "k", .value = "v3",
+                              .extras = storage_extras(0, 0), .cas = cas});
+  EXPECT_EQ(match.status, Status::Success);
+  EXPECT_NE(match.cas, cas);
+  EXPECT_EQ(get("k").value, "v3");
+}
+
+TEST_F(DispatcherTest, QuietMutationsAnswerOnlyErrors) {
+  EXPECT_TRUE(run({.opcode = Opcode::SetQ, .key = "k", .value = "v",
+                   .extras = storage_extras(0, 0)}).empty());
+  EXPECT_EQ(get("k").value, "v");
+  const Response exists = one({.opcode = Opcode::AddQ, .key = "k", .value = "v",
+                               .extras = storage_extras(0, 0)});
+  EXPECT_EQ(exists.opcode, static_cast<uint8_t>(Opcode::AddQ));
+  EXPECT_EQ(exists.status, Status::KeyEexists);
+  EXPECT_EQ(one({.opcode = Opcode::DeleteQ, .key = "absent"}).status, Status::KeyEnoent);
+  EXPECT_TRUE(run({.opcode = Opcode::DeleteQ, .key = "k"}).empty());
+}
+
+TEST_F(DispatcherTest, AddAndReplaceFollowPresence) {
+  const Request add{.opcode = Opcode::Add, .key = "k", .value = "v",
+                    .extras = storage_extras(0, 0)};
+  EXPECT_EQ(one(add).status, Status::Success);
+  EXPECT_EQ(one(add).status, Status::KeyEexists);
+  const Request replace{.opcode = Opcode::Replace, .key = "other", .value = "v",
+                        .extras = storage_extras(0, 0)};
+  expect_error(one(replace), Status::KeyEnoent, "Not found");
+  set("other", "old");
+  EXPECT_EQ(one(replace).status, Status::Success);
+  EXPECT_EQ(get("other").value, "v");
+}
+
+TEST_F(DispatcherTest, DeleteAnswersWithoutCasAndRemoves) {
+  set("k", "v");
+  const Response deleted = one({.opcode = Opcode::Delete, .key = "k"});
+  EXPECT_EQ(deleted.status, Status::Success);
+  EXPECT_EQ(deleted.cas, 0u);  // memcached (and memccapable) answer a delete with CAS 0
+  EXPECT_EQ(get("k").status, Status::KeyEnoent);
+  expect_error(one({.opcode = Opcode::Delete, .key = "k"}), Status::KeyEnoent, "Not found");
+}
+
+TEST_F(DispatcherTest, IncrementCreatesThenCounts) {
+  const Request incr{.opcode = Opcode::Increment, .key = "n",
+                     .extras = arithmetic_extras(5, 100, 0)};
+  const Response created = one(incr);
+  EXPECT_EQ(created.status, Status::Success);
+  ASSERT_EQ(created.value.size(), 8u);
+  EXPECT_EQ(protocol::load_be64(bytes_of(created.value).data()), 100u);
+  EXPECT_NE(created.cas, 0u);
+  const Response counted = one(incr);
+  EXPECT_EQ(protocol::load_be64(bytes_of(counted.value).data()), 105u);
+  EXPECT_EQ(get("n").value, "105");
+}
+
+TEST_F(DispatcherTest, DecrementStopsAtZero) {
+  const Request decr{.opcode = Opcode::Decrement, .key = "n",
+                     .extras = arithmetic_extras(7, 5, 0)};
+  one(decr);
+  const Response floored = one(decr);
+  EXPECT_EQ(protocol::load_be64(bytes_of(floored.value).data()), 0u);
+}
+
+TEST_F(DispatcherTest, ArithmeticWithNoCreateExpiryMissesAndBadValueFails) {
+  expect_error(one({.opcode = Opcode::Increment, .key = "n",
+                    .extras = arithmetic_extras(1, 0, 0xffffffff)}),
+               Status::KeyEnoent, "Not found");
+  set("text", "abc");
+  expect_error(one({.opcode = Opcode::Increment, .key = "text",
+                    .extras = arithmetic_extras(1, 0, 0)}),
+               Status::DeltaBadval, "Non-numeric server-side value for incr or decr");
+  EXPECT_TRUE(run({.opcode = Opcode::IncrementQ, .key = "q",
+                   .extras = arithmetic_extras(1, 0, 0)}).empty());
+  EXPECT_EQ(get("q").value, "0");
+}
+
+TEST_F(DispatcherTest, AppendAndPrependConcatenate) {
+  set("k", "mid", 3);
+  EXPECT_EQ(one({.opcode = Opcode::Append, .key = "k", .value = "-end"}).status,
+            Status::Success);
+  EXPECT_TRUE(run({.opcode = Opcode::PrependQ, .key = "k", .value = "start-"}).empty());
+  const Response got = get("k");
+  EXPECT_EQ(got.value, "start-mid-end");
+  EXPECT_EQ(got.extras, be32(3));
+  expect_error(one({.opcode = Opcode::Append, .key = "absent", .value = "x"}),
+               Status::NotStored, "Not stored.");
+}
+
+TEST_F(DispatcherTest, TouchAndGatSetANewExpiry) {
+  set("k", "v", 9);
+  const Response touched = one({.opcode = Opcode::Touch, .key = "k", .extras = be32(10)});
+  EXPECT_EQ(touched.status, Status::Success);
+  EXPECT_NE(touched.cas, 0u);
+  const Response gat = one({.opcode = Opcode::Gat, .key = "k", .extras = be32(100)});
+  EXPECT_EQ(gat.value, "v");
+  EXPECT_EQ(gat.extras, be32(9));
+  clock_.advance_seconds(50);
+  EXPECT_EQ(get("k").status, Status::Success);
+  clock_.advance_seconds(51);
+  EXPECT_EQ(get("k").status, Status::KeyEnoent);
+  EXPECT_TRUE(run({.opcode = Opcode::GatQ, .key = "k", .extras = be32(1)}).empty());
+  expect_error(one({.opcode = Opcode::Touch, .key = "k", .extras = be32(1)}),
+               Status::KeyEnoent, "Not found");
+}
+
+TEST_F(DispatcherTest, StoredExpiryIsApplied) {
+  set("k", "v", 0, 2);
+  clock_.advance_seconds(1);
+  EXPECT_EQ(get("k").status, Status::Success);
+  clock_.advance_seconds(2);
+  EXPECT_EQ(get("k").status, Status::KeyEnoent);
+}
+
+TEST_F(DispatcherTest, GetLockedLocksUntilUnlockedWithItsCas) {
+  set("k", "v");
+  const Response locked = one({.opcode = Opcode::GetLocked, .key = "k", .extras = be32(10)});
+  EXPECT_EQ(locked.status, Status::Success);
+  EXPECT_EQ(locked.value, "v");
+  EXPECT_EQ(locked.extras.size(), 4u);
+  EXPECT_NE(locked.cas, 0u);
+  EXPECT_EQ(set("k", "w").status, Status::Locked);
+  EXPECT_EQ(one({.opcode = Opcode::UnlockKey, .key = "k", .cas = locked.cas + 1}).status,
+            Status::Locked);
+  expect_error(one({.opcode = Opcode::UnlockKey, .key = "k"}), Status::Einval,
+               "Invalid arguments");
+  EXPECT_EQ(one({.opcode = Opcode::UnlockKey, .key = "k", .cas = locked.cas}).status,
+            Status::Success);
+  EXPECT_EQ(set("k", "w").status, Status::Success);
+  EXPECT_EQ(one({.opcode = Opcode::GetLocked, .key = "k"}).status, Status::Success);
+}
+
+TEST_F(DispatcherTest, NoopVersionAndQuit) {
+  const Response noop = one({.opcode = Opcode::Noop});
+  EXPECT_EQ(noop.status, Status::Success);
+  EXPECT_EQ(noop.cas, 0u);
+  EXPECT_EQ(one({.opcode = Opcode::Version}).value, "1.0.0-tern");
+  EXPECT_EQ(last_outcome_, Outcome::Continue);
+  EXPECT_EQ(one({.opcode = Opcode::Quit}).status, Status::Success);
+  EXPECT_EQ(last_outcome_, Outcome::Close);
+  EXPECT_TRUE(run({.opcode = Opcode::QuitQ}).empty());
+  EXPECT_EQ(last_outcome_, Outcome::Close);
+}
+
+TEST_F(DispatcherTest, FlushInvalidatesEverythingWithOrWithoutDelayExtras) {
+  set("a", "1");
+  EXPECT_EQ(one({.opcode = Opcode::Flush}).status, Status::Success);
+  EXPECT_EQ(get("a").status, Status::KeyEnoent);
+  set("b", "2");
+  EXPECT_TRUE(run({.opcode = Opcode::FlushQ, .extras = be32(0)}).empty());
+  EXPECT_EQ(get("b").status, Status::KeyEnoent);
+}
+
+class FakeStats final : public StatProvider {
+ public:
+  bool emit_stats(std::string_view group, const StatEmitter& emit) override {
+    if (group.empty()) {
+      emit("pid", "42");
+      return true;
+    }
+    if (group == "settings") {
+      emit("threads", "4");
+      return true;
+    }
+    return false;
+  }
+};
+
+TEST_F(DispatcherTest, StatGeneralGroupHasEngineAndProviderStatsThenATerminator) {
+  FakeStats provider;
+  dispatcher_.add_stat_provider(provider);
+  set("k", "v");
+  const std::vector<Response> answers = run({.opcode = Opcode::Stat, .opaque = 77});
+  ASSERT_GE(answers.size(), 3u);
+  std::map<std::string, std::string> stats;
+  for (const Response& r : answers) {
+    EXPECT_EQ(r.status, Status::Success);
+    EXPECT_EQ(r.opcode, static_cast<uint8_t>(Opcode::Stat));
+    EXPECT_EQ(r.opaque, 77u);
+    EXPECT_EQ(r.cas, 0u);
+    EXPECT_TRUE(r.extras.empty());
+    stats[r.key] = r.value;
+  }
+  EXPECT_TRUE(answers.back().key.empty() && answers.back().value.empty());
+  EXPECT_EQ(stats["curr_items"], "1");
+  EXPECT_EQ(stats["cmd_set"], "1");
+  EXPECT_EQ(stats["pid"], "42");
+  for (const char* name : {"total_items", "bytes", "mem_quota", "get_hits", "get_misses",
+                           "cmd_get", "evictions", "expired_items"}) {
+    EXPECT_EQ(stats.count(name), 1u) << name;
+  }
+}
+
+TEST_F(DispatcherTest, StatGroupsAreAskedOfProviders) {
+  FakeStats provider;
+  dispatcher_.add_stat_provider(provider);
+  const std::vector<Response> answers = run({.opcode = Opcode::Stat, .key = "settings"});
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[0].key, "threads");
+  EXPECT_EQ(answers[0].value, "4");
+  EXPECT_TRUE(answers[1].key.empty());
+  expect_error(one({.opcode = Opcode::Stat, .key = "nonesuch"}), Status::KeyEnoent,
+               "Not found");
+}
+
+TEST_F(DispatcherTest, MalformedRequestsAnswerEinval) {
+  const std::vector<Request> bad = {
+      {.opcode = Opcode::Set, .key = "k", .value = "v"},                       // no extras
+      {.opcode = Opcode::Set, .key = "k", .value = "v", .extras = be32(0)},    // short extras
+      {.opcode = Opcode::Set, .value = "v", .extras = storage_extras(0, 0)},   // no key
+      {.opcode = Opcode::Get},                                                 // no key
+      {.opcode = Opcode::Get, .key = std::string(251, 'x')},                   // key too long
+      {.opcode = Opcode::Get, .key = "k", .value = "v"},                       // value on GET
+      {.opcode = Opcode::Get, .key = "k", .extras = be32(0)},                  // extras on GET
+      {.opcode = Opcode::Append, .key = "k", .value = "v", .extras = be32(0)}, // extras on APPEND
+      {.opcode = Opcode::Increment, .key = "n", .extras = storage_extras(0, 0)},
+      {.opcode = Opcode::Touch, .key = "k"},                                   // no expiry
+      {.opcode = Opcode::Noop, .key = "k"},                                    // key on NOOP
+      {.opcode = Opcode::Flush, .key = "k"},
+      {.opcode = Opcode::Flush, .extras = storage_extras(0, 0)},
+      {.opcode = Opcode::Version, .value = "v"},
+      {.opcode = Opcode::Set, .key = "k", .value = "v", .extras = storage_extras(0, 0),
+       .datatype = 0x80},                                                      // unknown datatype
+  };
+  for (const Request& r : bad) {
+    const Response answer = one(r);
+    expect_error(answer, Status::Einval, "Invalid arguments");
+    EXPECT_EQ(answer.opcode, static_cast<uint8_t>(r.opcode));
+    EXPECT_EQ(answer.opaque, kOpaque);
+  }
+  EXPECT_EQ(engine_.stats().curr_items, 0u);
+}
+
+TEST_F(DispatcherTest, KeyOfTwoHundredFiftyBytesIsAccepted) {
+  const std::string key(250, 'k');
+  EXPECT_EQ(set(key, "v").status, Status::Success);
+  EXPECT_EQ(get(key).value, "v");
+}
+
+TEST_F(DispatcherTest, UnknownOpcodesAnswerUnknownCommand) {
+  for (uint8_t op : {0x1b, 0x42, 0xfe, 0xff}) {
+    const Response answer = one({.opcode = static_cast<Opcode>(op)});
+    expect_error(answer, Status::UnknownCommand, "Unknown command");
+    EXPECT_EQ(answer.opcode, op);
+  }
+}
+
+TEST_F(DispatcherTest, AltRequestsAcceptBarrierAndMajorityDurability) {
+  const Request durable{.opcode = Opcode::Set, .key = "k", .value = "v",
+                        .extras = storage_extras(0, 0), .framing_extras = {0x00, 0x11, 0x01}};
+  const Response stored = one(durable);
+  EXPECT_EQ(stored.status, Status::Success);
+  EXPECT_EQ(stored.magic, 0x81);
+  EXPECT_EQ(get("k").value, "v");
+}
+
+TEST_F(DispatcherTest, AltRequestsRefuseWhatCannotBeHonoured) {
+  auto with_framing = [](Opcode op, Bytes framing) {
+    Request r{.opcode = op, .key = "k", .framing_extras = std::move(framing)};
+    if (op == Opcode::Set) r.extras = storage_extras(0, 0);
+    return r;
+  };
+  EXPECT_EQ(one(with_framing(Opcode::Set, {0x11, 0x02})).status, Status::DurabilityImpossible);
+  EXPECT_EQ(one(with_framing(Opcode::Set, {0x11, 0x09})).status,
+            Status::DurabilityInvalidLevel);
+  EXPECT_EQ(one(with_framing(Opcode::Get, {0x11, 0x01})).status, Status::Einval);
+  EXPECT_EQ(one(with_framing(Opcode::Set, {0x50})).status, Status::NotSupported);
+  EXPECT_EQ(one(with_framing(Opcode::Set, {0x61, 0x00})).status, Status::UnknownFrameInfo);
+  EXPECT_EQ(one(with_framing(Opcode::Set, {0x12, 0x01})).status, Status::Einval);
+  EXPECT_EQ(engine_.stats().curr_items, 0u);
+}
+
+TEST_F(DispatcherTest, AppendErrorAddressesTheRequest) {
+  protocol::Frame request;
+  request.magic = 0x80;
+  request.opcode = static_cast<uint8_t>(Opcode::Set);
+  request.opaque = 99;
+  Bytes out;
+  Dispatcher::append_error(request, Status::E2big, out);
+  const std::vector<Response> answers = decode_all(out);
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].opcode, static_cast<uint8_t>(Opcode::Set));
+  EXPECT_EQ(answers[0].opaque, 99u);
+  expect_error(answers[0], Status::E2big, "Too large.");
+}
+
+}  // namespace
+}  // namespace tern::commands

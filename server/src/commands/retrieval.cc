@@ -1,0 +1,77 @@
+// GET and its relatives: every hit answers with 4 bytes of flags, the value and its CAS.
+#include "commands/command.h"
+#include "protocol/codec.h"
+
+namespace tern::commands {
+
+using protocol::Opcode;
+using protocol::Status;
+
+namespace {
+
+bool echoes_key(Opcode op) { return op == Opcode::GetK; }
+
+Outcome answer(const Command& cmd, const engine::GetResult& result) {
+  if (result.status != Status::Success) {
+    if (result.status == Status::KeyEnoent && echoes_key(cmd.opcode)) {
+      cmd.reply.error_with_key(result.status, cmd.key());
+    } else {
+      cmd.reply.error(result.status);
+    }
+    return Outcome::Continue;
+  }
+  const engine::Item& item = *result.item;
+  uint8_t flags[4];
+  protocol::store_be32(flags, item.flags);
+  cmd.reply.success(ReplyBody{.extras = flags,
+                              .key = echoes_key(cmd.opcode) ? cmd.key() : std::string_view{},
+                              .value = item.value(),
+                              .datatype = item.datatype,
+                              .cas = item.cas});
+  return Outcome::Continue;
+}
+
+uint32_t optional_be32_extras(const Command& cmd) {
+  return cmd.has_extras() ? protocol::load_be32(cmd.extras()) : 0;
+}
+
+}  // namespace
+
+Outcome get(const Command& cmd) { return answer(cmd, cmd.engine.get(cmd.key())); }
+
+Outcome get_and_touch(const Command& cmd) {
+  return answer(cmd, cmd.engine.get_and_touch(cmd.key(), protocol::load_be32(cmd.extras())));
+}
+
+Outcome get_locked(const Command& cmd) {
+  return answer(cmd, cmd.engine.get_locked(cmd.key(), optional_be32_extras(cmd)));
+}
+
+Outcome touch(const Command& cmd) {
+  const engine::MutationResult result =
+      cmd.engine.touch(cmd.key(), protocol::load_be32(cmd.extras()));
+  if (result.status != Status::Success) {
+    cmd.reply.error(result.status);
+  } else {
+    cmd.reply.success(ReplyBody{.cas = result.cas});
+  }
+  return Outcome::Continue;
+}
+
+Outcome unlock(const Command& cmd) {
+  // The lock CAS is what proves the caller holds the lock; without one there is nothing to
+  // check.
+  if (cmd.request.cas == 0) {
+    cmd.reply.error(Status::Einval);
+    return Outcome::Continue;
+  }
+  const Status status = cmd.engine.unlock(cmd.key(), cmd.request.cas);
+  if (status != Status::Success) {
+    cmd.reply.error(status);
+  } else {
+    cmd.reply.success();
+  }
+  return Outcome::Continue;
+}
+
+}  // namespace tern::commands

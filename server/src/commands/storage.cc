@@ -1,0 +1,58 @@
+// Mutations that store, concatenate or remove whole values, and FLUSH.
+#include "commands/command.h"
+#include "protocol/codec.h"
+
+namespace tern::commands {
+
+using protocol::Opcode;
+using protocol::Status;
+
+namespace {
+
+// Success carries the new CAS, except after DELETE: memcached answers a delete with CAS 0
+// and its conformance tester (memccapable) checks that.
+Outcome answer(const Command& cmd, const engine::MutationResult& result, bool with_cas) {
+  if (result.status != Status::Success) {
+    cmd.reply.error(result.status);
+  } else {
+    cmd.reply.success(ReplyBody{.cas = with_cas ? result.cas : 0});
+  }
+  return Outcome::Continue;
+}
+
+engine::StoreMode store_mode(Opcode op) {
+  switch (op) {
+    case Opcode::Add: return engine::StoreMode::Add;
+    case Opcode::Replace: return engine::StoreMode::Replace;
+    default: return engine::StoreMode::Set;
+  }
+}
+
+}  // namespace
+
+Outcome store(const Command& cmd) {
+  const uint32_t flags = protocol::load_be32(cmd.extras());
+  const uint32_t expiry = protocol::load_be32(cmd.extras() + 4);
+  return answer(cmd,
+                cmd.engine.store(store_mode(cmd.opcode), cmd.key(), cmd.value(), flags, expiry,
+                                 cmd.request.datatype, cmd.request.cas),
+                true);
+}
+
+Outcome concat(const Command& cmd) {
+  const auto mode =
+      cmd.opcode == Opcode::Append ? engine::ConcatMode::Append : engine::ConcatMode::Prepend;
+  return answer(cmd, cmd.engine.concat(mode, cmd.key(), cmd.value(), cmd.request.cas), true);
+}
+
+Outcome remove(const Command& cmd) {
+  return answer(cmd, cmd.engine.remove(cmd.key(), cmd.request.cas), false);
+}
+
+Outcome flush(const Command& cmd) {
+  cmd.engine.flush(cmd.has_extras() ? protocol::load_be32(cmd.extras()) : 0);
+  cmd.reply.success();
+  return Outcome::Continue;
+}
+
+}  // namespace tern::commands
