@@ -1,0 +1,150 @@
+// The network layer's rules, end to end: framing errors, size limits, partial and pipelined
+// input, connection limits and shutdown.
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+
+#include "protocol/codec.h"
+#include "test_client.h"
+#include "ternd_process.h"
+
+namespace tern::e2e {
+namespace {
+
+std::vector<uint8_t> header_with(uint8_t magic, uint8_t opcode, uint16_t key_length,
+                                 uint8_t extras_length, uint32_t body_length) {
+  std::vector<uint8_t> header(protocol::kHeaderSize, 0);
+  header[0] = magic;
+  header[1] = opcode;
+  protocol::store_be16(&header[2], key_length);
+  header[4] = extras_length;
+  protocol::store_be32(&header[8], body_length);
+  return header;
+}
+
+std::string stat_value(Client& client, const std::string& name) {
+  std::string value;
+  EXPECT_TRUE(client.send(simple(Opcode::Stat)));
+  while (auto response = client.receive()) {
+    if (response->key.empty()) break;
+    if (response->key == name) value = response->value;
+  }
+  return value;
+}
+
+TEST(ConnectionTest, BadMagicClosesTheConnectionAndIsLogged) {
+  TerndProcess server;
+  Client client(server.port());
+  ASSERT_TRUE(client.send_bytes(header_with(0x42, 0x00, 0, 0, 0)));
+  EXPECT_TRUE(client.closed_by_peer());
+  EXPECT_NE(server.log().find("bad magic byte 0x42"), std::string::npos) << server.log();
+
+  Client next(server.port());
+  EXPECT_EQ(next.call(simple(Opcode::Noop)).status, Status::Success);
+}
+
+TEST(ConnectionTest, LengthsBeyondTheBodyAnswerEinvalThenClose) {
+  TerndProcess server;
+  Client client(server.port());
+  // 8 bytes of extras and a 10-byte key cannot fit in a 4-byte body.
+  auto header = header_with(0x80, static_cast<uint8_t>(Opcode::Set), 10, 8, 4);
+  header[12] = 0x77;  // opaque
+  ASSERT_TRUE(client.send_bytes(header));
+  auto response = client.receive();
+  ASSERT_TRUE(response.has_value());
+  EXPECT_EQ(response->status, Status::Einval);
+  EXPECT_EQ(response->opaque, 0x77000000u);
+  EXPECT_TRUE(client.closed_by_peer());
+}
+
+TEST(ConnectionTest, OversizedValueIsRefusedAndTheConnectionKeepsWorking) {
+  TerndProcess server({"--max-item-size", "1024"});
+  Client client(server.port());
+  EXPECT_EQ(client.call(store(Opcode::Set, "limit", std::string(1024, 'a'))).status,
+            Status::Success);
+  EXPECT_EQ(client.call(store(Opcode::Set, "limit", std::string(1025, 'b'))).status,
+            Status::E2big);
+  // A body far beyond the socket buffers is discarded as it streams in.
+  Request huge = store(Opcode::SetQ, "limit", std::string(8 << 20, 'c'));
+  huge.opaque = 99;
+  EXPECT_EQ(client.call(huge).opaque, 99u);
+  EXPECT_EQ(client.call(simple(Opcode::Get, "limit")).value, std::string(1024, 'a'));
+}
+
+TEST(ConnectionTest, LargeValuesRoundTrip) {
+  TerndProcess server;
+  Client client(server.port());
+  std::string value(5 << 20, 'v');
+  value[12345] = 'x';
+  ASSERT_EQ(client.call(store(Opcode::Set, "big", value)).status, Status::Success);
+  EXPECT_EQ(client.call(simple(Opcode::Get, "big")).value, value);
+}
+
+TEST(ConnectionTest, RequestSplitIntoSingleBytesIsReassembled) {
+  TerndProcess server;
+  Client client(server.port());
+  auto bytes = store(Opcode::Set, "split", "pieces").encode();
+  for (uint8_t byte : bytes) ASSERT_TRUE(client.send_bytes({&byte, 1}));
+  EXPECT_EQ(client.receive().value().status, Status::Success);
+  EXPECT_EQ(client.call(simple(Opcode::Get, "split")).value, "pieces");
+}
+
+TEST(ConnectionTest, PipelinedAnswersLargerThanTheOutputLimitAllArriveInOrder) {
+  TerndProcess server;
+  Client client(server.port());
+  std::string value(600 * 1024, 'p');
+  ASSERT_EQ(client.call(store(Opcode::Set, "wide", value)).status, Status::Success);
+  std::vector<uint8_t> batch;
+  for (uint32_t i = 0; i < 20; ++i) {
+    Request get = simple(Opcode::Get, "wide");
+    get.opaque = i;
+    auto bytes = get.encode();
+    batch.insert(batch.end(), bytes.begin(), bytes.end());
+  }
+  ASSERT_TRUE(client.send_bytes(batch));
+  for (uint32_t i = 0; i < 20; ++i) {
+    auto response = client.receive();
+    ASSERT_TRUE(response.has_value());
+    EXPECT_EQ(response->opaque, i);
+    EXPECT_EQ(response->value.size(), value.size());
+  }
+}
+
+TEST(ConnectionTest, ConnectionsPastTheLimitAreRefused) {
+  TerndProcess server({"--max-connections", "2"});
+  Client first(server.port());
+  Client second(server.port());
+  ASSERT_EQ(first.call(simple(Opcode::Noop)).status, Status::Success);
+  ASSERT_EQ(second.call(simple(Opcode::Noop)).status, Status::Success);
+
+  Client refused(server.port());
+  ASSERT_TRUE(refused.connected());  // accepted by the kernel, then closed by the server
+  EXPECT_TRUE(refused.closed_by_peer());
+  EXPECT_EQ(stat_value(first, "rejected_connections"), "1");
+  EXPECT_EQ(stat_value(first, "curr_connections"), "2");
+}
+
+TEST(ConnectionTest, SigtermStopsTheServerWithExitCodeZero) {
+  TerndProcess server;
+  Client client(server.port());
+  ASSERT_EQ(client.call(store(Opcode::Set, "k", "v")).status, Status::Success);
+  int status = server.stop(SIGTERM);
+  ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_TRUE(client.closed_by_peer());
+}
+
+TEST(ConnectionTest, SigintStopsTheServerWithExitCodeZero) {
+  TerndProcess server;
+  int status = server.stop(SIGINT);
+  ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+}  // namespace
+}  // namespace tern::e2e

@@ -1,0 +1,117 @@
+#include "ternd_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <regex>
+
+#include <gtest/gtest.h>
+
+extern char** environ;
+
+namespace tern::e2e {
+
+namespace {
+
+constexpr auto kStartTimeout = std::chrono::seconds(10);
+constexpr auto kExitTimeout = std::chrono::seconds(10);
+
+// Waits for `pid` to exit for up to `timeout`; returns its status or -1.
+int wait_for_exit(pid_t pid, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    int status = 0;
+    pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) return status;
+    if (done < 0 || std::chrono::steady_clock::now() >= deadline) return -1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+}  // namespace
+
+TerndProcess::TerndProcess(std::vector<std::string> args) {
+  args.insert(args.begin(), {TERND_PATH, "--port", "0"});
+  std::vector<char*> argv;
+  for (auto& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    ADD_FAILURE() << "pipe failed";
+    return;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
+  int spawn_error = ::posix_spawn(&pid_, TERND_PATH, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(pipe_fds[1]);
+  stderr_fd_ = pipe_fds[0];
+  if (spawn_error != 0) {
+    pid_ = -1;
+    ADD_FAILURE() << "cannot start " << TERND_PATH;
+    return;
+  }
+
+  // Read stderr line by line until the server says where it listens.
+  static const std::regex listening(R"(listening on \S+:(\d+))");
+  auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
+  std::string seen;
+  while (port_ == 0 && std::chrono::steady_clock::now() < deadline) {
+    pollfd readable{stderr_fd_, POLLIN, 0};
+    if (::poll(&readable, 1, 100) <= 0) continue;
+    char chunk[4096];
+    ssize_t n = ::read(stderr_fd_, chunk, sizeof chunk);
+    if (n <= 0) break;
+    seen.append(chunk, static_cast<size_t>(n));
+    std::smatch match;
+    if (std::regex_search(seen, match, listening)) port_ = static_cast<uint16_t>(std::stoi(match[1]));
+  }
+  log_ = seen;
+  if (port_ == 0) {
+    ADD_FAILURE() << "ternd did not report a port; it wrote:\n" << seen;
+    return;
+  }
+  drainer_ = std::thread([this] { drain_stderr(); });
+}
+
+TerndProcess::~TerndProcess() {
+  if (pid_ > 0) stop(SIGKILL);
+  if (drainer_.joinable()) drainer_.join();
+  if (stderr_fd_ >= 0) ::close(stderr_fd_);
+}
+
+int TerndProcess::stop(int signal) {
+  if (pid_ <= 0) return -1;
+  ::kill(pid_, signal);
+  int status = wait_for_exit(pid_, kExitTimeout);
+  if (status == -1) {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  pid_ = -1;
+  return status;
+}
+
+std::string TerndProcess::log() const {
+  std::lock_guard lock(log_mutex_);
+  return log_;
+}
+
+// Keeps the pipe empty so the server never blocks on logging; ends when the server exits.
+void TerndProcess::drain_stderr() {
+  char chunk[4096];
+  ssize_t n;
+  while ((n = ::read(stderr_fd_, chunk, sizeof chunk)) > 0) {
+    std::lock_guard lock(log_mutex_);
+    log_.append(chunk, static_cast<size_t>(n));
+  }
+}
+
+}  // namespace tern::e2e

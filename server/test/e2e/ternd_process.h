@@ -1,0 +1,45 @@
+#pragma once
+// A ternd child process for end-to-end tests: started on a free port (found by reading the
+// "listening on" line it logs), stopped with SIGTERM, killed if it outlives the test.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace tern::e2e {
+
+class TerndProcess {
+ public:
+  // Starts TERND_PATH with --port 0 and `args`; waits until it listens (fails the test if
+  // it does not within a few seconds).
+  explicit TerndProcess(std::vector<std::string> args = {});
+  // Kills the process if it is still running.
+  ~TerndProcess();
+  TerndProcess(const TerndProcess&) = delete;
+  TerndProcess& operator=(const TerndProcess&) = delete;
+
+  uint16_t port() const { return port_; }
+
+  // Sends `signal` and waits for the process to exit; returns its exit status as
+  // waitpid reports it, or -1 if it had not exited within the timeout (it is then killed).
+  int stop(int signal);
+
+  // Everything the process has written to stderr so far.
+  std::string log() const;
+
+ private:
+  void drain_stderr();
+
+  pid_t pid_ = -1;
+  int stderr_fd_ = -1;
+  uint16_t port_ = 0;
+  mutable std::mutex log_mutex_;
+  std::string log_;
+  std::thread drainer_;
+};
+
+}  // namespace tern::e2e
