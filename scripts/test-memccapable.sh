@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Usage: test-memccapable.sh BUILD_DIR
+# Runs libmemcached's binary-protocol conformance suite (memccapable -b) against a fresh
+# ternd on a free port. Fails if any test fails or the server dies; always stops the server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${1:-build/release}
+ternd="$build_dir/server/ternd"
+[ -x "$ternd" ] || { echo "test-memccapable: $ternd not built" >&2; exit 1; }
+
+log=$(mktemp)
+server_pid=""
+stop_server() {
+  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+    kill -TERM "$server_pid"
+    wait "$server_pid" || true
+  fi
+  rm -f "$log"
+}
+trap stop_server EXIT
+
+"$ternd" --port 0 --threads 2 2>"$log" &
+server_pid=$!
+
+port=""
+for _ in $(seq 100); do
+  port=$(grep -oP 'listening on \S+:\K[0-9]+' "$log" || true)
+  [ -n "$port" ] && break
+  kill -0 "$server_pid" 2>/dev/null || break
+  sleep 0.1
+done
+if [ -z "$port" ]; then
+  echo "test-memccapable: ternd did not start:" >&2
+  cat "$log" >&2
+  exit 1
+fi
+
+echo "memccapable -b against ternd on 127.0.0.1:$port"
+status=0
+output=$(memccapable -h 127.0.0.1 -p "$port" -b -t 10 2>&1) || status=$?
+echo "$output"
+
+if ! kill -0 "$server_pid" 2>/dev/null; then
+  echo "test-memccapable: ternd died during the run; its log:" >&2
+  cat "$log" >&2
+  exit 1
+fi
+if [ "$status" -ne 0 ] || grep -q '\[FAIL\]' <<<"$output" || ! grep -q 'All tests passed' <<<"$output"; then
+  echo "test-memccapable: FAILED" >&2
+  exit 1
+fi
+echo "test-memccapable: all binary-protocol tests passed"
