@@ -64,7 +64,8 @@ class Task {
   int64_t total_runtime_us() const { return total_runtime_us_.load(std::memory_order_relaxed); }
 
  protected:
-  // Call from run(): the next run happens `seconds` from now (kForever: only when woken).
+  // Call from run(): the next run happens `seconds` from now, to the millisecond (kForever:
+  // only when woken).
   // A wake that arrives during the run still wins and runs the task again at once.
   void snooze(double seconds);
 
