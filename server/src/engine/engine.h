@@ -7,6 +7,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string_view>
 
 #include "common/clock.h"
@@ -23,6 +25,10 @@ struct Config {
   size_t shard_count = 256;                    // rounded up to a power of two
   uint32_t default_lock_seconds = 15;
   uint32_t max_lock_seconds = 30;
+  // Memory pressure: above the high watermark the pressure listener is woken; a pager
+  // should then evict down to the low watermark. Percentages of memory_quota_bytes.
+  uint32_t high_watermark_percent = 85;
+  uint32_t low_watermark_percent = 75;
 };
 
 struct GetResult {
@@ -80,7 +86,8 @@ class Engine {
 
   const Config& config() const { return config_; }
 
-  // KeyEnoent on a miss or an expired item. A locked item is still readable.
+  // KeyEnoent on a miss or an expired item. A locked item is still readable, but its CAS
+  // reads as kLockedCas (as Couchbase does) so that only the lock holder can mutate it.
   GetResult get(std::string_view key);
 
   // Get and set a new expiry (GAT). Locked: Locked.
@@ -91,7 +98,9 @@ class Engine {
   // servers Etmpfail; we answer Locked).
   GetResult get_locked(std::string_view key, uint32_t lock_seconds);
 
-  // Unlocks with the CAS from get_locked. Wrong CAS: Locked. Not locked: NotLocked.
+  // Unlocks with the CAS from get_locked; the item keeps that CAS. Wrong CAS: Locked
+  // (Couchbase 7 answers Locked; older servers answered Etmpfail). Not locked (or the lock
+  // expired): NotLocked. Missing: KeyEnoent.
   Status unlock(std::string_view key, uint64_t cas);
 
   // SET/ADD/REPLACE. cas != 0 requires a match (KeyEexists on mismatch, KeyEnoent if
@@ -104,9 +113,9 @@ class Engine {
   // DELETE, with the same CAS and lock rules as store.
   MutationResult remove(std::string_view key, uint64_t cas);
 
-  // INCREMENT/DECREMENT. A missing key is created with `initial` unless expiry is
-  // 0xffffffff (then KeyEnoent). A value that is not a decimal u64: DeltaBadval.
-  // Increment wraps at 2^64; decrement stops at 0.
+  // INCREMENT/DECREMENT. A missing key is created with `initial` (flags 0, raw datatype)
+  // unless expiry is 0xffffffff (then KeyEnoent); an existing item keeps its expiry. A value
+  // that is not a decimal u64: DeltaBadval. Increment wraps at 2^64; decrement stops at 0.
   ArithmeticResult arithmetic(std::string_view key, bool increment, uint64_t delta,
                               uint64_t initial, uint32_t expiry, uint64_t cas);
 
@@ -117,7 +126,8 @@ class Engine {
   // TOUCH: new expiry, keeps the value; returns the new CAS. Locked: Locked.
   MutationResult touch(std::string_view key, uint32_t expiry);
 
-  // FLUSH: invalidates every item stored before now + delay_seconds (0 = now).
+  // FLUSH: invalidates every item stored before now + delay_seconds (0 = now). A later
+  // flush replaces a pending one.
   void flush(uint32_t delay_seconds);
 
   Stats stats() const;
@@ -125,10 +135,38 @@ class Engine {
   // The steady-clock deadline (ms) for a protocol expiry value; 0 for never.
   int64_t expiry_deadline_ms(uint32_t expiry) const;
 
+  // --- Hooks for background tasks (expiry pager, item pager). ---
+
+  size_t shard_count() const;
+
+  // Removes expired and flushed items from one shard, visiting at most max_visits slots and
+  // resuming where the previous call on that shard stopped. Returns the items removed.
+  size_t purge_expired(size_t shard, size_t max_visits);
+
+  // Frees at least bytes_to_free bytes if it can by evicting the least recently used
+  // unlocked items (approximate LRU). Returns the bytes freed.
+  size_t evict(size_t bytes_to_free);
+
+  // Bytes accounted to items now (keys, values and per-item overhead).
+  uint64_t mem_used() const;
+  uint64_t high_watermark_bytes() const;
+  uint64_t low_watermark_bytes() const;
+
+  // Called when mem_used passes the high watermark (or a write fails for lack of memory),
+  // at most once per kPressureIntervalMs while the pressure lasts. It runs on the writing
+  // thread with no engine lock held, so it must be quick: wake a pager, do not evict inline.
+  void set_memory_pressure_listener(std::function<void()> listener);
+  static constexpr int64_t kPressureIntervalMs = 10;
+
+  // The CAS a plain GET reports for a locked item.
+  static constexpr uint64_t kLockedCas = ~uint64_t{0};
+
+ public:
+  struct Impl;  // opaque: defined in engine_impl.h for the engine's own files
+
  private:
-  struct Impl;
   Config config_;
-  Impl* impl_;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace tern::engine

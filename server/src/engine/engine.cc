@@ -1,0 +1,286 @@
+#include "engine/engine.h"
+
+#include <algorithm>
+
+#include "engine/counter_value.h"
+#include "engine/engine_impl.h"
+#include "engine/key_hash.h"
+#include "engine/stored_item.h"
+
+namespace tern::engine {
+namespace {
+
+constexpr uint32_t kNoCreateExpiry = 0xffffffff;
+
+// What a mutation wants done with the live item, decided under the shard lock.
+struct Change {
+  Status status = Status::Success;  // anything else aborts the mutation with this status
+  std::shared_ptr<Item> item;       // the item to publish; null removes the current one
+  bool stores_value = true;         // counts towards total_items
+  int64_t lock_until_ms = 0;        // publish the item locked until then
+};
+
+Change publish(std::shared_ptr<Item> item) { return Change{Status::Success, std::move(item)}; }
+Change fail(Status status) {
+  Change change;
+  change.status = status;
+  return change;
+}
+
+// The outcome of a mutation.
+struct Applied {
+  Status status = Status::Success;
+  uint64_t cas = 0;
+  ItemPtr item;  // the item published, if any
+};
+
+Applied rejected(Status status) {
+  Applied applied;
+  applied.status = status;
+  return applied;
+}
+
+void copy_metadata(const Item& from, Item& to) {
+  to.flags = from.flags;
+  to.datatype = from.datatype;
+  to.expiry_ms = from.expiry_ms;
+}
+
+// The one path every mutation takes: look the key up, enforce the lock and CAS rules, let
+// `decide` compute the change from the live item (null ItemPtr when absent), then charge
+// the memory and publish the change, all under the shard lock so it is seen whole or not
+// at all. `command` (unless Counter::Count) counts every attempt.
+template <class Decide>
+Applied mutate(Engine::Impl& impl, std::string_view key, uint64_t cas, Counter command,
+               Decide&& decide) {
+  static const ItemPtr kAbsent;
+  ItemPtr replaced;  // destroyed after the lock is released
+  uint64_t mem_after = 0;
+  int64_t now = 0;
+  Applied applied = [&]() -> Applied {
+    KeyAccess access(impl, key);
+    now = access.now();
+    Shard& shard = access.shard();
+    ShardCounters& counters = shard.counters;
+    if (command != Counter::Count) counters.add(command);
+    Slot* slot = access.slot();
+    const ItemPtr& current = slot ? slot->item : kAbsent;
+
+    if (slot && Engine::Impl::is_locked(*slot, now) && cas != current->cas) {
+      return rejected(Status::Locked);
+    }
+    if (cas != 0 && !current) {
+      counters.add(Counter::CasMisses);
+      return rejected(Status::KeyEnoent);
+    }
+    if (cas != 0 && current->cas != cas) {
+      counters.add(Counter::CasBadval);
+      return rejected(Status::KeyEexists);
+    }
+    Change change = decide(current, counters, now);
+    if (change.status != Status::Success) return rejected(change.status);
+
+    // An item published already expired (a past absolute expiry) just removes the old one.
+    const bool insert = change.item && !Engine::Impl::is_expired(*change.item, now);
+    const int64_t delta = static_cast<int64_t>(insert ? item_charge(*change.item) : 0) -
+                          static_cast<int64_t>(current ? item_charge(*current) : 0);
+    if (delta > 0) {
+      mem_after = impl.mem_used.fetch_add(delta, std::memory_order_relaxed) + delta;
+      if (mem_after > impl.memory_quota) {
+        impl.mem_used.fetch_sub(delta, std::memory_order_relaxed);
+        return rejected(Status::Enomem);
+      }
+    } else if (delta < 0) {
+      impl.mem_used.fetch_sub(-delta, std::memory_order_relaxed);
+    }
+    shard.bytes += delta;
+
+    if (cas != 0) counters.add(Counter::CasHits);
+    if (change.item && change.stores_value) counters.add(Counter::TotalItems);
+    const uint64_t new_cas = impl.next_cas(shard);
+    if (change.item) change.item->cas = new_cas;
+
+    if (insert) {
+      if (slot) {
+        replaced = std::move(slot->item);
+        slot->item = change.item;
+      } else {
+        slot = &shard.table.insert(access.hash(), change.item);
+      }
+      slot->lock_deadline_ms = change.lock_until_ms;
+      slot->last_access_ms = now;
+      return {Status::Success, new_cas, std::move(change.item)};
+    }
+    if (slot) replaced = shard.table.erase(access.index());
+    return {Status::Success, new_cas, nullptr};
+  }();
+  impl.signal_pressure_if_needed(mem_after, now);
+  return applied;
+}
+
+}  // namespace
+
+KeyAccess::KeyAccess(Engine::Impl& impl, std::string_view key)
+    : hash_(hash_key(key)),
+      shard_(impl.shard_for(hash_)),
+      now_(impl.clock.steady_ms()),
+      lock_(shard_.mutex) {
+  impl.settle_flush(shard_, lock_, now_);
+  index_ = impl.find_live(shard_, hash_, key, now_, graveyard_);
+}
+
+GetResult Engine::get(std::string_view key) {
+  GetResult result;
+  bool locked = false;
+  {
+    KeyAccess access(*impl_, key);
+    ShardCounters& counters = access.shard().counters;
+    counters.add(Counter::CmdGet);
+    Slot* slot = access.slot();
+    if (!slot) {
+      counters.add(Counter::GetMisses);
+      return result;
+    }
+    counters.add(Counter::GetHits);
+    slot->last_access_ms = access.now();
+    locked = Impl::is_locked(*slot, access.now());
+    result = {Status::Success, slot->item};
+  }
+  if (locked) {
+    auto hidden = remeta_item(result.item);
+    hidden->cas = kLockedCas;
+    result.item = std::move(hidden);
+  }
+  return result;
+}
+
+GetResult Engine::get_and_touch(std::string_view key, uint32_t expiry) {
+  const int64_t deadline = expiry_deadline_ms(expiry);
+  Applied applied = mutate(*impl_, key, 0, Counter::CmdTouch,
+                           [&](const ItemPtr& current, ShardCounters& counters, int64_t) {
+                             if (!current) {
+                               counters.add(Counter::TouchMisses);
+                               return fail(Status::KeyEnoent);
+                             }
+                             counters.add(Counter::TouchHits);
+                             auto item = remeta_item(current);
+                             item->expiry_ms = deadline;
+                             return Change{Status::Success, std::move(item), false};
+                           });
+  return {applied.status, std::move(applied.item)};
+}
+
+MutationResult Engine::touch(std::string_view key, uint32_t expiry) {
+  GetResult touched = get_and_touch(key, expiry);
+  return {touched.status, touched.item ? touched.item->cas : 0};
+}
+
+GetResult Engine::get_locked(std::string_view key, uint32_t lock_seconds) {
+  const uint32_t seconds = lock_seconds == 0
+                               ? config_.default_lock_seconds
+                               : std::min(lock_seconds, config_.max_lock_seconds);
+  Applied applied = mutate(*impl_, key, 0, Counter::CmdGet,
+                           [&](const ItemPtr& current, ShardCounters& counters, int64_t now) {
+                             if (!current) {
+                               counters.add(Counter::GetMisses);
+                               return fail(Status::KeyEnoent);
+                             }
+                             counters.add(Counter::GetHits);
+                             Change change{Status::Success, remeta_item(current), false};
+                             change.lock_until_ms = now + int64_t{seconds} * 1000;
+                             return change;
+                           });
+  return {applied.status, std::move(applied.item)};
+}
+
+Status Engine::unlock(std::string_view key, uint64_t cas) {
+  KeyAccess access(*impl_, key);
+  Slot* slot = access.slot();
+  if (!slot) return Status::KeyEnoent;
+  if (!Impl::is_locked(*slot, access.now())) return Status::NotLocked;
+  if (slot->item->cas != cas) return Status::Locked;
+  slot->lock_deadline_ms = 0;
+  return Status::Success;
+}
+
+MutationResult Engine::store(StoreMode mode, std::string_view key, std::string_view value,
+                             uint32_t flags, uint32_t expiry, uint8_t datatype, uint64_t cas) {
+  if (value.size() > config_.max_item_size) return {Status::E2big};
+  // Built before taking the shard lock, which then only has to link it in.
+  std::shared_ptr<Item> item = make_item(key, {value});
+  item->flags = flags;
+  item->datatype = datatype;
+  item->expiry_ms = expiry_deadline_ms(expiry);
+  Applied applied = mutate(*impl_, key, cas, Counter::CmdSet,
+                           [&](const ItemPtr& current, ShardCounters&, int64_t) {
+                             if (mode == StoreMode::Add && current) {
+                               return fail(Status::KeyEexists);
+                             }
+                             if (mode == StoreMode::Replace && !current) {
+                               return fail(Status::KeyEnoent);
+                             }
+                             return publish(item);
+                           });
+  return {applied.status, applied.cas};
+}
+
+MutationResult Engine::remove(std::string_view key, uint64_t cas) {
+  Applied applied = mutate(*impl_, key, cas, Counter::Count,
+                           [&](const ItemPtr& current, ShardCounters& counters, int64_t) {
+                             if (!current) {
+                               counters.add(Counter::DeleteMisses);
+                               return fail(Status::KeyEnoent);
+                             }
+                             counters.add(Counter::DeleteHits);
+                             return publish(nullptr);
+                           });
+  return {applied.status, applied.cas};
+}
+
+ArithmeticResult Engine::arithmetic(std::string_view key, bool increment, uint64_t delta,
+                                    uint64_t initial, uint32_t expiry, uint64_t cas) {
+  const int64_t create_deadline = expiry == kNoCreateExpiry ? 0 : expiry_deadline_ms(expiry);
+  const Counter hit = increment ? Counter::IncrHits : Counter::DecrHits;
+  const Counter miss = increment ? Counter::IncrMisses : Counter::DecrMisses;
+  uint64_t result = 0;
+  char digits[20];
+  Applied applied = mutate(
+      *impl_, key, cas, Counter::Count,
+      [&](const ItemPtr& current, ShardCounters& counters, int64_t) {
+        if (!current) {
+          counters.add(miss);
+          if (expiry == kNoCreateExpiry) return fail(Status::KeyEnoent);
+          result = initial;
+          auto item = make_item(key, {format_counter(result, digits)});
+          item->expiry_ms = create_deadline;
+          return publish(std::move(item));
+        }
+        const std::optional<uint64_t> value = parse_counter(current->value());
+        if (!value) return fail(Status::DeltaBadval);
+        counters.add(hit);
+        result = apply_delta(*value, increment, delta);
+        auto item = make_item(key, {format_counter(result, digits)});
+        copy_metadata(*current, *item);
+        return publish(std::move(item));
+      });
+  return {applied.status, applied.cas, applied.status == Status::Success ? result : 0};
+}
+
+MutationResult Engine::concat(ConcatMode mode, std::string_view key, std::string_view value,
+                              uint64_t cas) {
+  Applied applied = mutate(
+      *impl_, key, cas, Counter::CmdSet,
+      [&](const ItemPtr& current, ShardCounters&, int64_t) {
+        if (!current) return fail(Status::NotStored);
+        if (current->value().size() + value.size() > config_.max_item_size) {
+          return fail(Status::E2big);
+        }
+        auto item = mode == ConcatMode::Append ? make_item(key, {current->value(), value})
+                                               : make_item(key, {value, current->value()});
+        copy_metadata(*current, *item);
+        return publish(std::move(item));
+      });
+  return {applied.status, applied.cas};
+}
+
+}  // namespace tern::engine

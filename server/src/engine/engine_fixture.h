@@ -1,0 +1,47 @@
+#pragma once
+// Shared set-up for the engine's unit tests: an engine on a manual clock.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+
+#include "common/clock.h"
+#include "engine/engine.h"
+
+namespace tern::engine {
+
+// Few shards so that tests exercise collisions, small limits so that they are reachable.
+inline Config small_config() {
+  Config config;
+  config.shard_count = 4;
+  config.max_item_size = 1024;
+  config.memory_quota_bytes = 1024 * 1024;
+  return config;
+}
+
+class EngineTest : public ::testing::Test {
+ protected:
+  explicit EngineTest(Config config = small_config()) : engine_(config, clock_) {}
+
+  MutationResult set(std::string_view key, std::string_view value, uint32_t expiry = 0,
+                     uint64_t cas = 0) {
+    return engine_.store(StoreMode::Set, key, value, 0, expiry, 0, cas);
+  }
+
+  // The value of `key`, or "<status N>" when the get fails.
+  std::string value_of(std::string_view key) {
+    GetResult result = engine_.get(key);
+    if (result.status != Status::Success) {
+      return "<status " + std::to_string(static_cast<int>(result.status)) + ">";
+    }
+    return std::string(result.item->value());
+  }
+
+  static constexpr std::string_view kMissing = "<status 1>";
+
+  ManualClock clock_;
+  Engine engine_;
+};
+
+}  // namespace tern::engine

@@ -1,0 +1,102 @@
+#include "engine/engine_impl.h"
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+
+#include "engine/stored_item.h"
+
+namespace tern::engine {
+namespace {
+
+constexpr uint32_t kMaxRelativeExpiry = 30 * 24 * 60 * 60;
+
+size_t round_up_to_power_of_two(size_t n) { return std::bit_ceil(std::max<size_t>(n, 1)); }
+
+}  // namespace
+
+Engine::Impl::Impl(const Config& config, const Clock& clock_in)
+    : clock(clock_in),
+      shard_count(round_up_to_power_of_two(config.shard_count)),
+      shard_bits(static_cast<unsigned>(std::countr_zero(shard_count))),
+      memory_quota(config.memory_quota_bytes),
+      high_watermark(config.memory_quota_bytes * config.high_watermark_percent / 100),
+      low_watermark(config.memory_quota_bytes * config.low_watermark_percent / 100),
+      origin_ms(clock_in.steady_ms()),
+      shards(new Shard[shard_count]),
+      last_pressure_signal_ms(std::numeric_limits<int64_t>::min() / 2) {
+  for (size_t i = 0; i < shard_count; ++i) shards[i].index = i;
+}
+
+size_t Engine::Impl::settle_flush(Shard& shard, std::unique_lock<std::mutex>& lock,
+                                  int64_t now) {
+  const uint64_t word = flush_word.load(std::memory_order_acquire);
+  if (word == shard.applied_flush) return 0;
+  const int64_t deadline = origin_ms + static_cast<int64_t>(word >> kFlushSequenceBits);
+  if (now < deadline) return 0;
+  size_t dropped = 0;
+  {
+    HashTable flushed;
+    flushed.swap(shard.table);
+    dropped = flushed.size();
+    shard.applied_flush = word;
+    mem_used.fetch_sub(shard.bytes, std::memory_order_relaxed);
+    shard.bytes = 0;
+    shard.purge_cursor = 0;
+    lock.unlock();
+  }
+  lock.lock();
+  return dropped;
+}
+
+size_t Engine::Impl::find_live(Shard& shard, uint64_t hash, std::string_view key, int64_t now,
+                               ItemPtr& graveyard) {
+  const size_t index = shard.table.find(hash, key);
+  if (index == HashTable::npos || !is_expired(*shard.table.at(index).item, now)) return index;
+  remove_slot(shard, index, graveyard);
+  shard.counters.add(Counter::ExpiredItems);
+  return HashTable::npos;
+}
+
+size_t Engine::Impl::remove_slot(Shard& shard, size_t index, ItemPtr& removed) {
+  const size_t charge = item_charge(*shard.table.at(index).item);
+  shard.bytes -= charge;
+  mem_used.fetch_sub(charge, std::memory_order_relaxed);
+  removed = shard.table.erase(index);
+  return charge;
+}
+
+void Engine::Impl::signal_pressure_if_needed(uint64_t mem_used_now, int64_t now) {
+  if (mem_used_now <= high_watermark) return;
+  int64_t last = last_pressure_signal_ms.load(std::memory_order_relaxed);
+  if (now - last < kPressureIntervalMs) return;
+  if (!last_pressure_signal_ms.compare_exchange_strong(last, now)) return;
+  std::function<void()> listener;
+  {
+    std::lock_guard guard(listener_mutex);
+    listener = pressure_listener;
+  }
+  if (listener) listener();
+}
+
+Engine::Engine(Config config, const Clock& clock)
+    : config_(config), impl_(std::make_unique<Impl>(config, clock)) {
+  config_.shard_count = impl_->shard_count;
+}
+
+Engine::~Engine() = default;
+
+int64_t Engine::expiry_deadline_ms(uint32_t expiry) const {
+  if (expiry == 0) return 0;
+  const int64_t now = impl_->clock.steady_ms();
+  const int64_t seconds_left = expiry <= kMaxRelativeExpiry
+                                   ? int64_t{expiry}
+                                   : int64_t{expiry} - impl_->clock.unix_seconds();
+  // Already past: any non-zero deadline not after now.
+  if (seconds_left <= 0) return now == 0 ? -1 : now;
+  return now + seconds_left * 1000;
+}
+
+size_t Engine::shard_count() const { return impl_->shard_count; }
+
+}  // namespace tern::engine

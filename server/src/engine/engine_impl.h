@@ -1,0 +1,134 @@
+#pragma once
+// Engine internals shared by the files that implement Engine (engine.cc: the commands;
+// engine_maintenance.cc: flush, purge, eviction, memory and stats).
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+
+#include "engine/engine.h"
+#include "engine/hash_table.h"
+
+namespace tern::engine {
+
+enum class Counter : size_t {
+  TotalItems, GetHits, GetMisses, CmdGet, CmdSet, CmdTouch, TouchHits, TouchMisses,
+  DeleteHits, DeleteMisses, IncrHits, IncrMisses, DecrHits, DecrMisses, CasHits, CasMisses,
+  CasBadval, Evictions, ExpiredItems, ReclaimedBytes, Count
+};
+
+// Statistics of one shard: written only under the shard's mutex (so a plain load and store
+// suffice, no read-modify-write), read by stats() from any thread.
+class ShardCounters {
+ public:
+  void add(Counter counter, uint64_t n = 1) {
+    auto& value = values_[static_cast<size_t>(counter)];
+    value.store(value.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+  uint64_t get(Counter counter) const {
+    return values_[static_cast<size_t>(counter)].load(std::memory_order_relaxed);
+  }
+
+ private:
+  std::array<std::atomic<uint64_t>, static_cast<size_t>(Counter::Count)> values_{};
+};
+
+// Cache-line aligned so that threads working on neighbouring shards do not false-share.
+struct alignas(64) Shard {
+  std::mutex mutex;
+  // Guarded by mutex:
+  HashTable table;
+  uint64_t next_cas_sequence = 1;
+  uint64_t applied_flush = 0;  // the flush word this shard has applied
+  uint64_t bytes = 0;          // charges of the items in `table`
+  size_t purge_cursor = 0;
+  size_t sample_cursor = 0;  // where eviction sampling resumes
+  size_t index = 0;  // position in the engine, part of every CAS this shard issues
+  ShardCounters counters;
+};
+
+struct Engine::Impl {
+  Impl(const Config& config, const Clock& clock);
+
+  Shard& shard_for(uint64_t hash) {
+    return shards[shard_bits == 0 ? 0 : hash >> (64 - shard_bits)];
+  }
+  // Unique across the engine: the shard's sequence number tagged with the shard's index.
+  uint64_t next_cas(Shard& shard) {
+    return (shard.next_cas_sequence++ << shard_bits) | shard.index;
+  }
+  static bool is_expired(const Item& item, int64_t now) {
+    return item.expiry_ms != 0 && item.expiry_ms <= now;
+  }
+  static bool is_locked(const Slot& slot, int64_t now) { return slot.lock_deadline_ms > now; }
+
+  // Applies a flush whose time has come to `shard` and returns the items it dropped. The
+  // lock is held on entry and exit but released while the dropped items are destroyed.
+  size_t settle_flush(Shard& shard, std::unique_lock<std::mutex>& lock, int64_t now);
+
+  // The index of the slot holding a live `key`, or HashTable::npos. An expired item found
+  // on the way is removed into `graveyard` so the caller can destroy it after unlocking.
+  size_t find_live(Shard& shard, uint64_t hash, std::string_view key, int64_t now,
+                   ItemPtr& graveyard);
+
+  // Removes the item at `index` into `removed`, settles the memory accounting and returns
+  // the bytes it was charged.
+  size_t remove_slot(Shard& shard, size_t index, ItemPtr& removed);
+
+  // Tells the pressure listener, at most once per interval, when memory is over the high
+  // watermark. Call with no shard lock held.
+  void signal_pressure_if_needed(uint64_t mem_used_now, int64_t now);
+
+  const Clock& clock;
+  const size_t shard_count;
+  const unsigned shard_bits;
+  const uint64_t memory_quota;
+  const uint64_t high_watermark;
+  const uint64_t low_watermark;
+  const int64_t origin_ms;  // the steady clock at construction; flush words count from it
+  std::unique_ptr<Shard[]> shards;
+
+  std::atomic<uint64_t> mem_used{0};
+
+  // The latest flush: its deadline (ms since origin_ms) in the high bits, a sequence
+  // number in the low bits so that every flush is distinct. 0: never flushed.
+  std::atomic<uint64_t> flush_word{0};
+  std::mutex flush_mutex;  // serialises flush() callers
+  uint64_t flush_sequence = 0;
+  std::atomic<uint64_t> cmd_flush{0};
+
+  std::atomic<size_t> evict_start{0};
+
+  std::atomic<int64_t> last_pressure_signal_ms;
+  std::mutex listener_mutex;
+  std::function<void()> pressure_listener;
+};
+
+inline constexpr unsigned kFlushSequenceBits = 20;
+
+// One single-key operation's hold on its shard: the lock taken, a due flush settled and the
+// key looked up. Whatever it removed on the way is destroyed after the lock is released.
+class KeyAccess {
+ public:
+  KeyAccess(Engine::Impl& impl, std::string_view key);
+
+  Shard& shard() { return shard_; }
+  uint64_t hash() const { return hash_; }
+  int64_t now() const { return now_; }
+  size_t index() const { return index_; }
+  // The live item's slot, or null.
+  Slot* slot() { return index_ == HashTable::npos ? nullptr : &shard_.table.at(index_); }
+
+ private:
+  const uint64_t hash_;
+  Shard& shard_;
+  const int64_t now_;
+  ItemPtr graveyard_;  // declared before lock_: destroyed after the unlock
+  std::unique_lock<std::mutex> lock_;
+  size_t index_;
+};
+
+}  // namespace tern::engine

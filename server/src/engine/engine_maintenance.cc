@@ -1,0 +1,196 @@
+// The engine's housekeeping: flush, expiry purge, eviction, memory and statistics.
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "engine/engine_impl.h"
+#include "engine/stored_item.h"
+
+namespace tern::engine {
+namespace {
+
+constexpr uint64_t kFlushSequenceMask = (uint64_t{1} << kFlushSequenceBits) - 1;
+// Slots eviction looks at per shard to estimate which access times are old.
+constexpr size_t kEvictionSampleSlots = 64;
+
+struct AccessSample {
+  int64_t last_access_ms;
+  size_t charge;
+};
+
+// Samples unlocked items across all shards and returns the access time at or before which
+// evicting every item should free about `bytes_wanted`.
+int64_t estimate_eviction_cutoff(Engine::Impl& impl, uint64_t bytes_wanted) {
+  std::vector<AccessSample> samples;
+  uint64_t sampled_bytes = 0;
+  for (size_t s = 0; s < impl.shard_count; ++s) {
+    Shard& shard = impl.shards[s];
+    std::lock_guard guard(shard.mutex);
+    const int64_t now = impl.clock.steady_ms();
+    const size_t capacity = shard.table.capacity();
+    const size_t visits = std::min(capacity, kEvictionSampleSlots);
+    size_t i = shard.sample_cursor % capacity;
+    for (size_t v = 0; v < visits; ++v, i = (i + 1) % capacity) {
+      const Slot& slot = shard.table.at(i);
+      if (!slot.item || Engine::Impl::is_locked(slot, now)) continue;
+      const size_t charge = item_charge(*slot.item);
+      samples.push_back({slot.last_access_ms, charge});
+      sampled_bytes += charge;
+    }
+    shard.sample_cursor = i;
+  }
+  if (samples.empty()) return std::numeric_limits<int64_t>::max();
+  std::sort(samples.begin(), samples.end(), [](const AccessSample& a, const AccessSample& b) {
+    return a.last_access_ms < b.last_access_ms;
+  });
+  // Scale the wanted bytes to the sample: the sample's share of all memory.
+  const uint64_t total = std::max<uint64_t>(impl.mem_used.load(std::memory_order_relaxed), 1);
+  const double wanted_in_sample =
+      static_cast<double>(bytes_wanted) * static_cast<double>(sampled_bytes) / total;
+  double accumulated = 0;
+  for (const AccessSample& sample : samples) {
+    accumulated += sample.charge;
+    if (accumulated >= wanted_in_sample) return sample.last_access_ms;
+  }
+  return samples.back().last_access_ms;
+}
+
+// Evicts unlocked items last used at or before `cutoff` until `target` bytes are freed.
+size_t evict_used_before(Engine::Impl& impl, int64_t cutoff, size_t target) {
+  size_t freed = 0;
+  const size_t start = impl.evict_start.fetch_add(1, std::memory_order_relaxed);
+  for (size_t k = 0; k < impl.shard_count && freed < target; ++k) {
+    Shard& shard = impl.shards[(start + k) & (impl.shard_count - 1)];
+    std::vector<ItemPtr> evicted;  // destroyed after the lock is released
+    std::unique_lock lock(shard.mutex);
+    const int64_t now = impl.clock.steady_ms();
+    impl.settle_flush(shard, lock, now);
+    for (size_t i = 0; i < shard.table.capacity() && freed < target;) {
+      const Slot& slot = shard.table.at(i);
+      if (!slot.item || Engine::Impl::is_locked(slot, now) || slot.last_access_ms > cutoff) {
+        ++i;
+        continue;
+      }
+      // Erasing may move a later item into slot i, so look at i again.
+      const size_t charge = impl.remove_slot(shard, i, evicted.emplace_back());
+      freed += charge;
+      shard.counters.add(Counter::Evictions);
+      shard.counters.add(Counter::ReclaimedBytes, charge);
+    }
+  }
+  return freed;
+}
+
+}  // namespace
+
+void Engine::flush(uint32_t delay_seconds) {
+  const int64_t now = impl_->clock.steady_ms();
+  const int64_t deadline =
+      delay_seconds == 0 ? now : std::max(now, expiry_deadline_ms(delay_seconds));
+  {
+    std::lock_guard guard(impl_->flush_mutex);
+    // Never 0, which means "never flushed".
+    const uint64_t sequence = impl_->flush_sequence++ % kFlushSequenceMask + 1;
+    const auto since_origin = static_cast<uint64_t>(std::max<int64_t>(0, deadline - impl_->origin_ms));
+    impl_->flush_word.store((since_origin << kFlushSequenceBits) | sequence,
+                            std::memory_order_release);
+  }
+  impl_->cmd_flush.fetch_add(1, std::memory_order_relaxed);
+  if (delay_seconds != 0) return;
+  // An immediate flush frees the memory now rather than on each shard's next access.
+  for (size_t s = 0; s < impl_->shard_count; ++s) {
+    std::unique_lock lock(impl_->shards[s].mutex);
+    impl_->settle_flush(impl_->shards[s], lock, now);
+  }
+}
+
+size_t Engine::purge_expired(size_t shard_index, size_t max_visits) {
+  if (shard_index >= impl_->shard_count) return 0;
+  Shard& shard = impl_->shards[shard_index];
+  std::vector<ItemPtr> purged;  // destroyed after the lock is released
+  std::unique_lock lock(shard.mutex);
+  const int64_t now = impl_->clock.steady_ms();
+  const size_t flushed = impl_->settle_flush(shard, lock, now);
+  const size_t capacity = shard.table.capacity();
+  size_t i = shard.purge_cursor & (capacity - 1);
+  for (size_t visits = std::min(max_visits, capacity); visits > 0; --visits) {
+    const Slot& slot = shard.table.at(i);
+    if (slot.item && Impl::is_expired(*slot.item, now)) {
+      // Erasing may move a later item into slot i, so look at i again.
+      const size_t charge = impl_->remove_slot(shard, i, purged.emplace_back());
+      shard.counters.add(Counter::ExpiredItems);
+      shard.counters.add(Counter::ReclaimedBytes, charge);
+      continue;
+    }
+    i = (i + 1) & (capacity - 1);
+  }
+  shard.purge_cursor = i;
+  return flushed + purged.size();
+}
+
+size_t Engine::evict(size_t bytes_to_free) {
+  size_t freed = 0;
+  // Two rounds guided by sampled access times, then a last one that takes anything
+  // unlocked rather than fail while there is memory to free.
+  constexpr int kRounds = 3;
+  for (int round = 0; round < kRounds && freed < bytes_to_free; ++round) {
+    const int64_t cutoff = round + 1 < kRounds
+                               ? estimate_eviction_cutoff(*impl_, bytes_to_free - freed)
+                               : std::numeric_limits<int64_t>::max();
+    freed += evict_used_before(*impl_, cutoff, bytes_to_free - freed);
+  }
+  return freed;
+}
+
+uint64_t Engine::mem_used() const { return impl_->mem_used.load(std::memory_order_relaxed); }
+uint64_t Engine::high_watermark_bytes() const { return impl_->high_watermark; }
+uint64_t Engine::low_watermark_bytes() const { return impl_->low_watermark; }
+
+void Engine::set_memory_pressure_listener(std::function<void()> listener) {
+  std::lock_guard guard(impl_->listener_mutex);
+  impl_->pressure_listener = std::move(listener);
+}
+
+Stats Engine::stats() const {
+  Stats stats;
+  uint64_t totals[static_cast<size_t>(Counter::Count)] = {};
+  for (size_t s = 0; s < impl_->shard_count; ++s) {
+    Shard& shard = impl_->shards[s];
+    {
+      std::unique_lock lock(shard.mutex);
+      impl_->settle_flush(shard, lock, impl_->clock.steady_ms());
+      stats.curr_items += shard.table.size();
+    }
+    for (size_t c = 0; c < static_cast<size_t>(Counter::Count); ++c) {
+      totals[c] += shard.counters.get(static_cast<Counter>(c));
+    }
+  }
+  auto total = [&](Counter c) { return totals[static_cast<size_t>(c)]; };
+  stats.total_items = total(Counter::TotalItems);
+  stats.mem_used = mem_used();
+  stats.mem_quota = impl_->memory_quota;
+  stats.get_hits = total(Counter::GetHits);
+  stats.get_misses = total(Counter::GetMisses);
+  stats.cmd_get = total(Counter::CmdGet);
+  stats.cmd_set = total(Counter::CmdSet);
+  stats.cmd_touch = total(Counter::CmdTouch);
+  stats.touch_hits = total(Counter::TouchHits);
+  stats.touch_misses = total(Counter::TouchMisses);
+  stats.delete_hits = total(Counter::DeleteHits);
+  stats.delete_misses = total(Counter::DeleteMisses);
+  stats.incr_hits = total(Counter::IncrHits);
+  stats.incr_misses = total(Counter::IncrMisses);
+  stats.decr_hits = total(Counter::DecrHits);
+  stats.decr_misses = total(Counter::DecrMisses);
+  stats.cas_hits = total(Counter::CasHits);
+  stats.cas_misses = total(Counter::CasMisses);
+  stats.cas_badval = total(Counter::CasBadval);
+  stats.cmd_flush = impl_->cmd_flush.load(std::memory_order_relaxed);
+  stats.evictions = total(Counter::Evictions);
+  stats.expired_items = total(Counter::ExpiredItems);
+  stats.reclaimed_bytes = total(Counter::ReclaimedBytes);
+  return stats;
+}
+
+}  // namespace tern::engine

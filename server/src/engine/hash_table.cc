@@ -1,0 +1,61 @@
+#include "engine/hash_table.h"
+
+#include <utility>
+
+namespace tern::engine {
+namespace {
+constexpr size_t kInitialCapacity = 8;
+}  // namespace
+
+HashTable::HashTable() : slots_(kInitialCapacity) {}
+
+size_t HashTable::find(uint64_t hash, std::string_view key) const {
+  for (size_t i = hash & mask();; i = (i + 1) & mask()) {
+    const Slot& slot = slots_[i];
+    if (!slot.item) return npos;
+    if (slot.hash == hash && slot.item->key() == key) return i;
+  }
+}
+
+Slot& HashTable::insert(uint64_t hash, ItemPtr item) {
+  // Keep the load factor at most 3/4 so probe sequences stay short.
+  if ((size_ + 1) * 4 > slots_.size() * 3) grow();
+  size_t i = hash & mask();
+  while (slots_[i].item) i = (i + 1) & mask();
+  Slot& slot = slots_[i];
+  slot = Slot{std::move(item), hash, 0, 0};
+  ++size_;
+  return slot;
+}
+
+ItemPtr HashTable::erase(size_t index) {
+  ItemPtr removed = std::move(slots_[index].item);
+  --size_;
+  // Backward-shift deletion: pull later members of the probe run into the hole, so lookups
+  // never need tombstones.
+  size_t hole = index;
+  for (size_t j = (hole + 1) & mask(); slots_[j].item; j = (j + 1) & mask()) {
+    const size_t home = slots_[j].hash & mask();
+    // Slot j may fill the hole unless its home lies cyclically in (hole, j].
+    const bool home_after_hole =
+        hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+    if (home_after_hole) continue;
+    slots_[hole] = std::move(slots_[j]);
+    hole = j;
+  }
+  slots_[hole] = Slot{};
+  return removed;
+}
+
+void HashTable::grow() {
+  std::vector<Slot> old(slots_.size() * 2);
+  old.swap(slots_);
+  for (Slot& slot : old) {
+    if (!slot.item) continue;
+    size_t i = slot.hash & mask();
+    while (slots_[i].item) i = (i + 1) & mask();
+    slots_[i] = std::move(slot);
+  }
+}
+
+}  // namespace tern::engine

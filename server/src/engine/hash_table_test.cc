@@ -1,0 +1,99 @@
+#include "engine/hash_table.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <string>
+
+#include "engine/key_hash.h"
+#include "engine/stored_item.h"
+
+namespace tern::engine {
+namespace {
+
+ItemPtr item_for(const std::string& key) { return make_item(key, {"v"}); }
+
+TEST(HashTableTest, FindsWhatWasInsertedAndNothingElse) {
+  HashTable table;
+  for (int i = 0; i < 100; ++i) {
+    const std::string key = "k" + std::to_string(i);
+    table.insert(hash_key(key), item_for(key));
+  }
+  EXPECT_EQ(table.size(), 100u);
+  EXPECT_GE(table.capacity() * 3, table.size() * 4);
+  for (int i = 0; i < 100; ++i) {
+    const std::string key = "k" + std::to_string(i);
+    const size_t index = table.find(hash_key(key), key);
+    ASSERT_NE(index, HashTable::npos);
+    EXPECT_EQ(table.at(index).item->key(), key);
+  }
+  EXPECT_EQ(table.find(hash_key("k100"), "k100"), HashTable::npos);
+}
+
+// Every key hashes to the same few home slots, so probe runs are long and wrap around:
+// erasing must keep every remaining key findable.
+TEST(HashTableTest, RandomEraseKeepsCollidingKeysFindable) {
+  std::mt19937 random(7);
+  HashTable table;
+  std::map<std::string, uint64_t> present;
+  for (int round = 0; round < 4000; ++round) {
+    const std::string key = "k" + std::to_string(random() % 200);
+    const uint64_t hash = (random() % 3 == 0) ? ~uint64_t{0} : (hash_key(key) % 4) + 5;
+    const uint64_t stored_hash = present.count(key) ? present[key] : hash;
+    const size_t index = table.find(stored_hash, key);
+    ASSERT_EQ(index != HashTable::npos, present.count(key) == 1) << key;
+    if (index == HashTable::npos) {
+      table.insert(hash, item_for(key));
+      present[key] = hash;
+    } else {
+      EXPECT_EQ(table.erase(index)->key(), key);
+      present.erase(key);
+    }
+    ASSERT_EQ(table.size(), present.size());
+  }
+  for (const auto& [key, hash] : present) EXPECT_NE(table.find(hash, key), HashTable::npos);
+}
+
+TEST(KeyHashTest, SpreadsKeysEvenlyOverHighBits) {
+  // 256 shards from the top 8 bits; each should get close to its share of 64k keys.
+  std::vector<int> counts(256);
+  for (int i = 0; i < 65536; ++i) ++counts[hash_key("user:" + std::to_string(i)) >> 56];
+  for (int count : counts) {
+    EXPECT_GT(count, 256 / 2);
+    EXPECT_LT(count, 256 * 2);
+  }
+  EXPECT_NE(hash_key("a"), hash_key("b"));
+  EXPECT_NE(hash_key(""), hash_key(std::string_view("\0", 1)));
+  EXPECT_NE(hash_key("12345678"), hash_key("123456789"));
+}
+
+TEST(StoredItemTest, HoldsKeyAndConcatenatedValue) {
+  auto item = make_item("key", {"ab", "", "cd"});
+  EXPECT_EQ(item->key(), "key");
+  EXPECT_EQ(item->value(), "abcd");
+  EXPECT_EQ(item->cas, 0u);
+}
+
+TEST(StoredItemTest, RemetaSharesBytesAndCopiesMetadata) {
+  auto base = make_item("key", {"value"});
+  base->flags = 3;
+  base->cas = 9;
+  base->expiry_ms = 1234;
+  base->datatype = 1;
+  ItemPtr original = base;
+  auto copy = remeta_item(original);
+  auto copy_of_copy = remeta_item(copy);
+  EXPECT_EQ(copy_of_copy->value().data(), original->value().data());
+  EXPECT_EQ(copy_of_copy->key(), "key");
+  EXPECT_EQ(copy->flags, 3u);
+  EXPECT_EQ(copy->cas, 9u);
+  EXPECT_EQ(copy->expiry_ms, 1234);
+  EXPECT_EQ(copy->datatype, 1);
+  original.reset();
+  base.reset();
+  EXPECT_EQ(copy_of_copy->value(), "value");  // the bytes live as long as a user
+}
+
+}  // namespace
+}  // namespace tern::engine

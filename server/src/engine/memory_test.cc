@@ -1,0 +1,168 @@
+#include <atomic>
+
+#include "engine/engine_fixture.h"
+#include "engine/stored_item.h"
+
+namespace tern::engine {
+namespace {
+
+// Keys "key00".."key99" and 10-byte values: every item has the same charge.
+std::string key(int i) { return (i < 10 ? "key0" : "key") + std::to_string(i); }
+const std::string kValue(10, 'v');
+const size_t kCharge = item_charge(5, 10);
+
+Config quota_of_items(size_t items) {
+  Config config = small_config();
+  config.memory_quota_bytes = items * kCharge;
+  return config;
+}
+
+class MemoryTest : public EngineTest {
+ protected:
+  MemoryTest() : EngineTest(quota_of_items(10)) {}
+};
+
+TEST_F(MemoryTest, MemUsedTracksKeysValuesAndOverhead) {
+  set("key00", kValue);
+  EXPECT_EQ(engine_.mem_used(), kCharge);
+  set("key00", kValue + kValue);  // overwrite charges only the difference
+  EXPECT_EQ(engine_.mem_used(), item_charge(5, 20));
+  engine_.concat(ConcatMode::Append, "key00", "12345", 0);
+  EXPECT_EQ(engine_.mem_used(), item_charge(5, 25));
+  engine_.touch("key00", 100);
+  engine_.get_locked("key00", 0);
+  EXPECT_EQ(engine_.mem_used(), item_charge(5, 25));
+  engine_.flush(0);
+  EXPECT_EQ(engine_.mem_used(), 0u);
+}
+
+TEST_F(MemoryTest, MemUsedReturnsToZeroAfterDeletes) {
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(set(key(i), kValue).status, Status::Success);
+  EXPECT_EQ(engine_.mem_used(), 10 * kCharge);
+  for (int i = 0; i < 10; ++i) engine_.remove(key(i), 0);
+  EXPECT_EQ(engine_.mem_used(), 0u);
+  EXPECT_EQ(engine_.stats().curr_items, 0u);
+}
+
+TEST_F(MemoryTest, WriteOverQuotaIsEnomemAndChangesNothing) {
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(set(key(i), kValue).status, Status::Success);
+  const uint64_t used = engine_.mem_used();
+  EXPECT_EQ(set("key10", kValue).status, Status::Enomem);
+  EXPECT_EQ(value_of("key10"), kMissing);
+  EXPECT_EQ(set("key00", kValue + "more").status, Status::Enomem);
+  EXPECT_EQ(engine_.concat(ConcatMode::Append, "key00", "x", 0).status, Status::Enomem);
+  EXPECT_EQ(engine_.arithmetic("counter", true, 1, 1, 0, 0).status, Status::Enomem);
+  EXPECT_EQ(value_of("key00"), kValue);
+  EXPECT_EQ(value_of("counter"), kMissing);
+  EXPECT_EQ(engine_.mem_used(), used);
+  EXPECT_EQ(engine_.stats().curr_items, 10u);
+  // Same-size overwrites, touches and deletes still work at the quota.
+  EXPECT_EQ(set("key00", std::string(10, 'w')).status, Status::Success);
+  EXPECT_EQ(engine_.touch("key01", 100).status, Status::Success);
+  EXPECT_EQ(engine_.remove("key02", 0).status, Status::Success);
+  EXPECT_EQ(set("key10", kValue).status, Status::Success);
+}
+
+TEST_F(MemoryTest, WatermarksFollowTheConfiguredPercentages) {
+  const uint64_t quota = engine_.config().memory_quota_bytes;
+  EXPECT_EQ(engine_.high_watermark_bytes(), quota * 85 / 100);
+  EXPECT_EQ(engine_.low_watermark_bytes(), quota * 75 / 100);
+}
+
+TEST_F(MemoryTest, PressureListenerFiresAboveTheHighWatermarkAtMostOncePerInterval) {
+  std::atomic<int> calls{0};
+  engine_.set_memory_pressure_listener([&] { ++calls; });
+  for (int i = 0; i < 8; ++i) set(key(i), kValue);  // 80%: below 85%
+  EXPECT_EQ(calls, 0);
+  set(key(8), kValue);  // 90%
+  EXPECT_EQ(calls, 1);
+  set(key(9), kValue);
+  EXPECT_EQ(calls, 1);
+  clock_.advance_ms(Engine::kPressureIntervalMs);
+  EXPECT_EQ(set(key(10), kValue).status, Status::Enomem);
+  EXPECT_EQ(calls, 2);
+  engine_.set_memory_pressure_listener(nullptr);
+  clock_.advance_ms(Engine::kPressureIntervalMs);
+  set(key(10), kValue);  // no listener: nothing to call, nothing breaks
+  EXPECT_EQ(calls, 2);
+}
+
+TEST_F(MemoryTest, PurgeExpiredRemovesOnlyExpiredItems) {
+  for (int i = 0; i < 10; ++i) set(key(i), kValue, i % 2 ? 10 : 0);
+  clock_.advance_seconds(10);
+  size_t removed = 0;
+  for (size_t s = 0; s < engine_.shard_count(); ++s) removed += engine_.purge_expired(s, 1000);
+  EXPECT_EQ(removed, 5u);
+  Stats stats = engine_.stats();
+  EXPECT_EQ(stats.curr_items, 5u);
+  EXPECT_EQ(stats.expired_items, 5u);
+  EXPECT_EQ(stats.mem_used, 5 * kCharge);
+  EXPECT_EQ(stats.reclaimed_bytes, 5 * kCharge);
+  EXPECT_EQ(value_of(key(0)), kValue);
+  EXPECT_EQ(engine_.purge_expired(engine_.shard_count(), 1000), 0u);  // no such shard
+}
+
+TEST_F(MemoryTest, PurgeExpiredResumesWhereItStopped) {
+  for (int i = 0; i < 10; ++i) set(key(i), kValue, 10);
+  clock_.advance_seconds(10);
+  size_t removed = 0;
+  for (size_t s = 0; s < engine_.shard_count(); ++s) {
+    for (int call = 0; call < 64; ++call) {
+      const size_t n = engine_.purge_expired(s, 1);
+      EXPECT_LE(n, 1u);
+      removed += n;
+    }
+  }
+  EXPECT_EQ(removed, 10u);
+  EXPECT_EQ(engine_.mem_used(), 0u);
+}
+
+TEST_F(MemoryTest, PurgeExpiredCountsFlushedItems) {
+  for (int i = 0; i < 6; ++i) set(key(i), kValue);
+  engine_.flush(1);
+  clock_.advance_seconds(1);
+  size_t removed = 0;
+  for (size_t s = 0; s < engine_.shard_count(); ++s) removed += engine_.purge_expired(s, 1);
+  EXPECT_EQ(removed, 6u);
+  EXPECT_EQ(engine_.mem_used(), 0u);
+}
+
+TEST_F(MemoryTest, EvictFreesTheLeastRecentlyUsedItems) {
+  for (int i = 0; i < 10; ++i) {
+    set(key(i), kValue);
+    clock_.advance_ms(1);
+  }
+  // Use the older half again so the newer half becomes least recently used.
+  for (int i = 0; i < 5; ++i) {
+    engine_.get(key(i));
+    clock_.advance_ms(1);
+  }
+  EXPECT_EQ(engine_.evict(5 * kCharge), 5 * kCharge);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(value_of(key(i)), kValue) << i;
+  for (int i = 5; i < 10; ++i) EXPECT_EQ(value_of(key(i)), kMissing) << i;
+  Stats stats = engine_.stats();
+  EXPECT_EQ(stats.evictions, 5u);
+  EXPECT_EQ(stats.mem_used, 5 * kCharge);
+}
+
+TEST_F(MemoryTest, EvictNeverTakesLockedItems) {
+  for (int i = 0; i < 10; ++i) set(key(i), kValue);
+  for (int i = 0; i < 3; ++i) engine_.get_locked(key(i), 0);
+  EXPECT_EQ(engine_.evict(100 * kCharge), 7 * kCharge);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(value_of(key(i)), kValue) << i;
+  EXPECT_EQ(engine_.stats().curr_items, 3u);
+  EXPECT_EQ(engine_.evict(kCharge), 0u);
+  // Once the lock times out the item can go.
+  clock_.advance_seconds(engine_.config().max_lock_seconds);
+  EXPECT_EQ(engine_.evict(kCharge), kCharge);
+}
+
+TEST_F(MemoryTest, EvictionMakesRoomForNewWrites) {
+  for (int i = 0; i < 10; ++i) set(key(i), kValue);
+  EXPECT_EQ(set(key(10), kValue).status, Status::Enomem);
+  EXPECT_GE(engine_.evict(kCharge), kCharge);
+  EXPECT_EQ(set(key(10), kValue).status, Status::Success);
+}
+
+}  // namespace
+}  // namespace tern::engine

@@ -1,0 +1,101 @@
+#include "engine/stored_item.h"
+
+#include <cstring>
+#include <new>
+
+namespace tern::engine {
+namespace {
+
+// Where the key and value bytes of an item go: filled in by TrailingAllocator when
+// allocate_shared asks it for the control block, read by the item's constructor.
+struct TrailingBytes {
+  size_t size = 0;
+  char* data = nullptr;
+};
+
+// Allocates the block allocate_shared asks for plus TrailingBytes::size bytes after it, so
+// the reference count, the item and its bytes share one allocation.
+template <class T>
+struct TrailingAllocator {
+  using value_type = T;
+  TrailingBytes* trailing;
+
+  explicit TrailingAllocator(TrailingBytes* t) : trailing(t) {}
+  template <class U>
+  TrailingAllocator(const TrailingAllocator<U>& other) : trailing(other.trailing) {}
+
+  T* allocate(size_t n) {
+    const size_t head = n * sizeof(T);
+    char* block = static_cast<char*>(::operator new(head + trailing->size));
+    trailing->data = block + head;
+    return reinterpret_cast<T*>(block);
+  }
+  // `trailing` may dangle by now; the block's size is not needed to free it.
+  void deallocate(T* p, size_t) { ::operator delete(static_cast<void*>(p)); }
+
+  template <class U>
+  bool operator==(const TrailingAllocator<U>&) const { return true; }
+};
+
+class InlineItem final : public Item {
+ public:
+  InlineItem(const TrailingBytes& bytes, size_t key_size)
+      : data_(bytes.data), key_size_(key_size), value_size_(bytes.size - key_size) {}
+  std::string_view key() const override { return {data_, key_size_}; }
+  std::string_view value() const override { return {data_ + key_size_, value_size_}; }
+
+ private:
+  const char* data_;
+  size_t key_size_;
+  size_t value_size_;
+};
+
+class RemetaItem final : public Item {
+ public:
+  explicit RemetaItem(ItemPtr bytes_owner) : bytes_owner_(std::move(bytes_owner)) {}
+  std::string_view key() const override { return bytes_owner_->key(); }
+  std::string_view value() const override { return bytes_owner_->value(); }
+  const ItemPtr& bytes_owner() const { return bytes_owner_; }
+
+ private:
+  ItemPtr bytes_owner_;
+};
+
+}  // namespace
+
+std::shared_ptr<Item> make_item(std::string_view key,
+                                std::initializer_list<std::string_view> value_parts) {
+  TrailingBytes bytes;
+  bytes.size = key.size();
+  for (std::string_view part : value_parts) bytes.size += part.size();
+  auto item = std::allocate_shared<InlineItem>(TrailingAllocator<InlineItem>(&bytes), bytes,
+                                               key.size());
+  char* out = bytes.data;
+  if (!key.empty()) std::memcpy(out, key.data(), key.size());
+  out += key.size();
+  for (std::string_view part : value_parts) {
+    if (part.empty()) continue;
+    std::memcpy(out, part.data(), part.size());
+    out += part.size();
+  }
+  return item;
+}
+
+std::shared_ptr<Item> remeta_item(const ItemPtr& base) {
+  // Share the original bytes, never a chain of wrappers.
+  const auto* wrapper = dynamic_cast<const RemetaItem*>(base.get());
+  auto item = std::make_shared<RemetaItem>(wrapper ? wrapper->bytes_owner() : base);
+  item->flags = base->flags;
+  item->datatype = base->datatype;
+  item->cas = base->cas;
+  item->expiry_ms = base->expiry_ms;
+  return item;
+}
+
+size_t item_charge(size_t key_size, size_t value_size) {
+  // Control block + item header, allocator slack, and one hash-table slot at ~70% load.
+  constexpr size_t kOverhead = 64 + 16 + 64;
+  return key_size + value_size + kOverhead;
+}
+
+}  // namespace tern::engine

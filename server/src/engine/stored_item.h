@@ -1,0 +1,29 @@
+#pragma once
+// The engine's concrete items. A fresh item lives in one allocation together with its key,
+// its value and its reference count; an item that only changes metadata (touch, lock)
+// shares the bytes of the item it replaces instead of copying them.
+
+#include <cstddef>
+#include <memory>
+#include <string_view>
+
+#include "engine/item.h"
+
+namespace tern::engine {
+
+// A new item holding `key` and the concatenation of `value_parts` as its value. Metadata
+// is zero; the caller fills it in before publishing the item.
+std::shared_ptr<Item> make_item(std::string_view key,
+                                std::initializer_list<std::string_view> value_parts);
+
+// A new item with the key and value bytes of `base`, and a copy of its metadata.
+std::shared_ptr<Item> remeta_item(const ItemPtr& base);
+
+// The bytes an item with these sizes counts towards the memory quota: its key and value
+// plus the allocation and hash-table overhead each item costs.
+size_t item_charge(size_t key_size, size_t value_size);
+inline size_t item_charge(const Item& item) {
+  return item_charge(item.key().size(), item.value().size());
+}
+
+}  // namespace tern::engine
