@@ -1,0 +1,26 @@
+using BenchmarkDotNet.Configs;
+using BenchmarkDotNet.Exporters;
+using BenchmarkDotNet.Jobs;
+
+namespace Tern.Benchmarks.Seeds;
+
+/// <summary>
+/// One short job for every seed table, so `make bench-seeds` finishes in a few minutes on a
+/// 2-core machine: one launch, 3 warm-up and 10 measured iterations of about 250 ms each.
+/// That is enough for the ratios to be stable to a few hundredths; use BenchmarkDotNet's
+/// default job (`--job default`) for publication-grade error bars.
+/// </summary>
+public static class SeedConfig
+{
+    public static IConfig Create() =>
+        DefaultConfig.Instance
+            .AddJob(Job.Default
+                .WithId("Seed")
+                .WithLaunchCount(1)
+                .WithWarmupCount(3)
+                .WithIterationCount(10)
+                .WithIterationTime(Perfolizer.Horology.TimeInterval.FromMilliseconds(250))
+                .AsDefault())
+            .AddExporter(MarkdownExporter.GitHub)
+            .WithOptions(ConfigOptions.DisableLogFile);
+}

@@ -1,0 +1,44 @@
+using System.Diagnostics;
+using BenchmarkDotNet.Attributes;
+using Tern.Client.IO;
+
+namespace Tern.Benchmarks.Seeds;
+
+/// <summary>
+/// Timing one operation: start a clock when it is sent, read it when it completes.
+/// The clock lives in the operation's state, as in the SDK; a purely local Stopwatch would let
+/// .NET 10's escape analysis put it on the stack and hide the allocation the old way paid.
+/// </summary>
+[MemoryDiagnoser]
+public class StopwatchBenchmarks
+{
+    private sealed class OperationTimings
+    {
+        public Stopwatch? Stopwatch;
+        public LightweightStopwatch Lightweight;
+        public CoarseStopwatch Coarse;
+    }
+
+    private readonly OperationTimings _op = new();
+
+    [Benchmark(Baseline = true)]
+    public TimeSpan Stopwatch()
+    {
+        _op.Stopwatch = System.Diagnostics.Stopwatch.StartNew();
+        return _op.Stopwatch.Elapsed;
+    }
+
+    [Benchmark]
+    public TimeSpan LightweightStopwatch()
+    {
+        _op.Lightweight = Tern.Client.IO.LightweightStopwatch.StartNew();
+        return _op.Lightweight.Elapsed;
+    }
+
+    [Benchmark]
+    public TimeSpan CoarseStopwatch()
+    {
+        _op.Coarse = Tern.Client.IO.CoarseStopwatch.StartNew();
+        return _op.Coarse.Elapsed;
+    }
+}

@@ -1,0 +1,62 @@
+using System.Net.Sockets;
+using Tern.Client.Exceptions;
+using TimeoutException = Tern.Client.Exceptions.TimeoutException;
+
+namespace Tern.Cli;
+
+/// <summary>
+/// Turns a failure into one line a person can act on (what failed, why, what to try) and the
+/// exit code that classifies it. Never shows a stack trace: these are expected outcomes.
+/// </summary>
+public static class ErrorReport
+{
+    public static (string Message, int ExitCode) Describe(Exception error, ServerAddress server)
+    {
+        switch (error)
+        {
+            case UsageException usage:
+                return (usage.Message + " (see `tern --help`)", ExitCodes.Usage);
+            case AmbiguousTimeoutException timeout:
+                return ($"{server}: {timeout.Message} — the change may or may not have been applied", ExitCodes.Unreachable);
+            case TimeoutException timeout:
+                return ($"{server}: {timeout.Message} — is the server overloaded or stopped?", ExitCodes.Unreachable);
+        }
+        if (FindSocketError(error) is { } socket)
+            return (CannotConnect(server, socket), ExitCodes.Unreachable);
+        return error switch
+        {
+            ConnectionFailedException or NodeUnavailableException or IOException =>
+                ($"lost the connection to {server}: {error.Message}", ExitCodes.Unreachable),
+            TernException => (error.Message, ExitCodes.OperationFailed),
+            OperationCanceledException => ("cancelled", ExitCodes.OperationFailed),
+            _ => ($"unexpected error: {error.GetType().Name}: {error.Message}", ExitCodes.OperationFailed),
+        };
+    }
+
+    private static string CannotConnect(ServerAddress server, SocketException socket) => socket.SocketErrorCode switch
+    {
+        SocketError.ConnectionRefused =>
+            $"cannot connect to {server}: connection refused — is ternd running? (make run)",
+        SocketError.HostNotFound or SocketError.NoData or SocketError.TryAgain =>
+            $"cannot connect to {server}: unknown host '{server.Host}' — check --server",
+        SocketError.TimedOut =>
+            $"cannot connect to {server}: no answer (timed out) — check the address and any firewall",
+        SocketError.HostUnreachable or SocketError.NetworkUnreachable =>
+            $"cannot connect to {server}: host unreachable — check the address and the network",
+        SocketError.ConnectionReset or SocketError.ConnectionAborted or SocketError.Shutdown =>
+            $"lost the connection to {server}: closed by the server — check its log",
+        _ => $"cannot connect to {server}: {socket.Message}",
+    };
+
+    private static SocketException? FindSocketError(Exception? error)
+    {
+        for (; error is not null; error = error.InnerException)
+        {
+            if (error is SocketException socket)
+                return socket;
+            if (error is AggregateException { InnerExceptions.Count: > 0 } aggregate)
+                return FindSocketError(aggregate.InnerExceptions[0]);
+        }
+        return null;
+    }
+}

@@ -1,0 +1,16 @@
+namespace Tern.Cli;
+
+/// <summary>Process exit codes, so scripts can tell "no such key" from "no server".</summary>
+public static class ExitCodes
+{
+    public const int Success = 0;
+
+    /// <summary>The server answered and refused: not found, exists, CAS mismatch, locked, not a number...</summary>
+    public const int OperationFailed = 1;
+
+    /// <summary>The command line is wrong.</summary>
+    public const int Usage = 2;
+
+    /// <summary>The server could not be reached, the connection broke, or the operation timed out.</summary>
+    public const int Unreachable = 3;
+}

@@ -1,0 +1,35 @@
+namespace Tern.Cli;
+
+/// <summary>
+/// `tern COMMAND ...`: runs one command and exits with a code from <see cref="ExitCodes"/>.
+/// Failures print one line on standard error saying what to do about them.
+/// </summary>
+public static class Program
+{
+    public static async Task<int> Main(string[] args) =>
+        await RunAsync(args, Console.OpenStandardOutput(), Console.Error);
+
+    public static async Task<int> RunAsync(IReadOnlyList<string> args, Stream output, TextWriter error)
+    {
+        var server = ServerAddress.Parse(CliArguments.DefaultServer);
+        try
+        {
+            var parsed = CliArguments.Parse(args);
+            if (parsed.Has("help") || parsed.Command == "help")
+            {
+                await output.WriteAsync(System.Text.Encoding.UTF8.GetBytes(Usage.Text + "\n"));
+                return ExitCodes.Success;
+            }
+            var command = CommandTable.Find(parsed.Command);
+            server = ServerAddress.Parse(parsed.Server);
+            await using var context = new CommandContext(parsed, server, output);
+            return await command(context);
+        }
+        catch (Exception e)
+        {
+            var (message, exitCode) = ErrorReport.Describe(e, server);
+            await error.WriteLineAsync($"tern: {message}");
+            return exitCode;
+        }
+    }
+}

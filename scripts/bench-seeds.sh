@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Usage: bench-seeds.sh [BenchmarkDotNet arguments]
+# Runs the SDK's seed benchmarks (OpCompletion, Stopwatch, WriteKey) in Release and prints
+# their three tables. The job is SeedConfig's short one (1 launch, 3 warm-up and 10 measured
+# iterations of ~250 ms), a few minutes on 2 cores; pass `--job default` for full-length runs.
+# BenchmarkDotNet's full log is kept in build/bench-seeds/run.log.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=$PWD/build/bench-seeds
+rm -rf "$out"
+mkdir -p "$out"
+project=dotnet/bench/Tern.Benchmarks
+dotnet build "$project" -c Release -nologo -v q >/dev/null
+# BenchmarkDotNet finds the project to rebuild for its child process from the working directory.
+if ! (cd "$project" && dotnet bin/Release/net10.0/Tern.Benchmarks.dll \
+      --filter 'Tern.Benchmarks.Seeds.*' --artifacts "$out" "$@") >"$out/run.log" 2>&1; then
+  tail -n 40 "$out/run.log" >&2
+  echo "bench-seeds: BenchmarkDotNet failed; full log in $out/run.log" >&2
+  exit 1
+fi
+for table in OpCompletion Stopwatch WriteKey; do
+  report=$(ls "$out"/results/*"${table}Benchmarks-report-github.md" 2>/dev/null || true)
+  if [ -z "$report" ]; then
+    echo "bench-seeds: no $table table; see $out/run.log" >&2
+    exit 1
+  fi
+  echo "### $table"
+  echo
+  cat "$report"
+  echo
+done
