@@ -137,8 +137,13 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
         try
         {
             var remaining = LightweightStopwatch.ToTimeSpan(operation.DeadlineTimestamp - Stopwatch.GetTimestamp());
-            return remaining > TimeSpan.Zero &&
-                   await _slots.WaitAsync(remaining, operation.CancellationToken).ConfigureAwait(false);
+            if (remaining <= TimeSpan.Zero || !await _slots.WaitAsync(remaining, operation.CancellationToken).ConfigureAwait(false))
+                return false;
+            // A slot freed at the deadline is no use: sending now would only produce an orphan.
+            if (Stopwatch.GetTimestamp() < operation.DeadlineTimestamp)
+                return true;
+            _slots.Release();
+            return false;
         }
         finally
         {

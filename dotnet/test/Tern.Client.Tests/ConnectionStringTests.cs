@@ -1,0 +1,25 @@
+using Tern.Client.Exceptions;
+
+namespace Tern.Client.Tests;
+
+public class ConnectionStringTests
+{
+    [Fact]
+    public void ParsesHostsAndPorts()
+    {
+        var parsed = ConnectionString.Parse("memcached://h1:11211, h2:11300,[::1]:5000,h3");
+        Assert.Equal("memcached", parsed.Scheme);
+        Assert.Equal([("h1", 11211), ("h2", 11300), ("::1", 5000), ("h3", ConnectionString.DefaultPort)], parsed.Nodes);
+    }
+
+    [Theory]
+    [InlineData("h1:11211")]
+    [InlineData("http://h1")]
+    [InlineData("memcached://")]
+    [InlineData("memcached://h1:0")]
+    [InlineData("memcached://h1:port")]
+    public void RejectsMalformedStrings(string connectionString)
+    {
+        Assert.Throws<InvalidArgumentException>(() => ConnectionString.Parse(connectionString));
+    }
+}

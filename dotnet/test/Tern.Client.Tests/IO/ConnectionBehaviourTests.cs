@@ -1,0 +1,161 @@
+using System.Diagnostics;
+using Tern.Client.Exceptions;
+using Tern.Client.Protocol;
+using Tern.Client.Tests.Support;
+
+namespace Tern.Client.Tests.IO;
+
+/// <summary>Multiplexing, timeouts, orphans and failures, driven by a scripted fake server.</summary>
+public class ConnectionBehaviourTests
+{
+    private static Task<Cluster> ConnectAsync(FakeServer server, TimeSpan timeout, int maxInFlight = 1024) =>
+        Cluster.ConnectAsync(server.ConnectionString, new ClusterOptions
+        {
+            KvTimeout = timeout,
+            MaxInFlightPerConnection = maxInFlight,
+            MaxConnectionsPerNode = 1,
+        });
+
+    [Fact]
+    public async Task ResponsesMayArriveInAnyOrder()
+    {
+        await using var server = new FakeServer();
+        await using var cluster = await ConnectAsync(server, TimeSpan.FromSeconds(10));
+        var collection = cluster.Bucket("b").DefaultCollection();
+
+        var first = collection.GetAsync("first").AsTask();
+        var second = collection.GetAsync("second").AsTask();
+        var requests = await server.ReceiveAsync(2);
+        Assert.NotEqual(requests[0].Opaque, requests[1].Opaque);
+        foreach (var request in requests.Reverse())
+            await server.RespondAsync(request, value: "value of " + request.Key);
+
+        using var firstResult = await first;
+        using var secondResult = await second;
+        Assert.Equal("value of first", firstResult.ContentAsString());
+        Assert.Equal("value of second", secondResult.ContentAsString());
+    }
+
+    [Fact]
+    public async Task UnansweredOperationsTimeOutSayingWhatHappened()
+    {
+        await using var server = new FakeServer();
+        var timeout = TimeSpan.FromMilliseconds(300);
+        await using var cluster = await ConnectAsync(server, timeout);
+        var collection = cluster.Bucket("b").DefaultCollection();
+        var watch = Stopwatch.StartNew();
+
+        var read = Assert.ThrowsAsync<UnambiguousTimeoutException>(() => collection.GetAsync("silent").AsTask());
+        var write = Assert.ThrowsAsync<AmbiguousTimeoutException>(() => collection.UpsertAsync("written", "v").AsTask());
+        await server.ReceiveAsync(2);
+        var readError = await read;
+        var writeError = await write;
+
+        Assert.InRange(watch.Elapsed, timeout, timeout + TimeSpan.FromSeconds(1));
+        Assert.Equal("silent", readError.Key);
+        Assert.Contains("timed out after", readError.Message);
+        Assert.Contains("timeout 300 ms", readError.Message);
+        Assert.Contains("it was sent", readError.Message);
+        Assert.Contains("in flight", readError.Message);
+        Assert.Contains("queued", readError.Message);
+        Assert.Equal("written", writeError.Key);
+    }
+
+    [Fact]
+    public async Task LateResponsesAreCountedAndSummarisedAsOrphans()
+    {
+        await using var server = new FakeServer();
+        await using var cluster = await ConnectAsync(server, TimeSpan.FromMilliseconds(200));
+        var collection = cluster.Bucket("b").DefaultCollection();
+
+        var late = Assert.ThrowsAsync<UnambiguousTimeoutException>(() => collection.GetAsync("late-key").AsTask());
+        var request = (await server.ReceiveAsync(1))[0];
+        await late;
+        await server.RespondAsync(request, value: "too late");
+        // A later operation on the same connection proves the orphan was read and skipped.
+        var next = collection.GetAsync("next").AsTask();
+        await server.RespondAsync((await server.ReceiveAsync(1))[0], value: "on time");
+        using (var result = await next)
+            Assert.Equal("on time", result.ContentAsString());
+
+        Assert.Equal(1, cluster.OrphanCount);
+        var summary = cluster.Orphans.LogSummary();
+        Assert.NotNull(summary);
+        Assert.Contains("late-key", summary);
+        Assert.Contains("answered after", summary);
+        Assert.Null(cluster.Orphans.LogSummary()); // nothing new since
+    }
+
+    [Fact]
+    public async Task AFullInFlightQueueTimesOutCallersWithoutSending()
+    {
+        await using var server = new FakeServer();
+        await using var cluster = await ConnectAsync(server, TimeSpan.FromMilliseconds(300), maxInFlight: 1);
+        var collection = cluster.Bucket("b").DefaultCollection();
+
+        var occupying = collection.GetAsync("occupying", new GetOptions { Timeout = TimeSpan.FromSeconds(30) }).AsTask();
+        var request = (await server.ReceiveAsync(1))[0];
+        var watch = Stopwatch.StartNew();
+        var queued = await Assert.ThrowsAsync<UnambiguousTimeoutException>(() => collection.GetAsync("queued").AsTask());
+        Assert.InRange(watch.Elapsed, TimeSpan.FromMilliseconds(300), TimeSpan.FromMilliseconds(1300));
+        await server.RespondAsync(request, value: "v");
+        (await occupying).Dispose();
+
+        Assert.Contains("queue", queued.Message);
+        Assert.Contains("full", queued.Message);
+        Assert.Contains("without being sent", queued.Message);
+    }
+
+    [Fact]
+    public async Task ADroppedConnectionFailsInFlightOperationsAtOnce()
+    {
+        await using var server = new FakeServer();
+        await using var cluster = await ConnectAsync(server, TimeSpan.FromSeconds(30));
+        var collection = cluster.Bucket("b").DefaultCollection();
+        var watch = Stopwatch.StartNew();
+
+        var pending = Assert.ThrowsAsync<ConnectionFailedException>(() => collection.UpsertAsync("pending", "v").AsTask());
+        await server.ReceiveAsync(1);
+        await server.DisconnectAsync();
+        var error = await pending;
+
+        Assert.True(watch.Elapsed < TimeSpan.FromSeconds(10), $"took {watch.Elapsed}");
+        Assert.Equal("pending", error.Key);
+        Assert.Contains("may or may not have been applied", error.Message);
+    }
+
+    [Fact]
+    public async Task CancellationCompletesAnInFlightOperation()
+    {
+        await using var server = new FakeServer();
+        await using var cluster = await ConnectAsync(server, TimeSpan.FromSeconds(30));
+        var collection = cluster.Bucket("b").DefaultCollection();
+        using var cancellation = new CancellationTokenSource();
+
+        var pending = Assert.ThrowsAnyAsync<OperationCanceledException>(
+            () => collection.GetAsync("cancelled", new GetOptions { CancellationToken = cancellation.Token }).AsTask());
+        await server.ReceiveAsync(1);
+        cancellation.Cancel();
+        await pending;
+    }
+
+    [Fact]
+    public async Task ServerErrorsBecomeTypedExceptions()
+    {
+        await using var server = new FakeServer();
+        await using var cluster = await ConnectAsync(server, TimeSpan.FromSeconds(10));
+        var collection = cluster.Bucket("b").DefaultCollection();
+
+        var locked = Assert.ThrowsAsync<DocumentLockedException>(() => collection.UpsertAsync("locked", "v").AsTask());
+        var tooBig = Assert.ThrowsAsync<ValueTooLargeException>(() => collection.UpsertAsync("big", "v").AsTask());
+        var busy = Assert.ThrowsAsync<TemporaryFailureException>(() => collection.GetAsync("busy").AsTask());
+        var requests = await server.ReceiveAsync(3);
+        await server.RespondAsync(requests[0], ResponseStatus.Locked);
+        await server.RespondAsync(requests[1], ResponseStatus.ValueTooLarge);
+        await server.RespondAsync(requests[2], ResponseStatus.TemporaryFailure);
+
+        Assert.Equal("locked", (await locked).Key);
+        Assert.Equal("big", (await tooBig).Key);
+        Assert.Equal((ushort)ResponseStatus.TemporaryFailure, (await busy).Status);
+    }
+}

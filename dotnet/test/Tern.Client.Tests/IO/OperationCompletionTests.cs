@@ -1,0 +1,57 @@
+using Tern.Client.Exceptions;
+using Tern.Client.Operations;
+using Tern.Client.Protocol;
+
+namespace Tern.Client.Tests.IO;
+
+public class OperationCompletionTests
+{
+    private static MutationOperation NewOperation(string key)
+    {
+        var operation = MutationOperation.Create(Opcode.Set, key, null, default, 0);
+        operation.Seal();
+        operation.Start(TimeSpan.FromSeconds(10), CancellationToken.None);
+        return operation;
+    }
+
+    [Fact]
+    public async Task ContinuationsRunOnThePoolNotOnTheCompletingThread()
+    {
+        var operation = NewOperation("k");
+        // Await before completing, so the continuation is registered rather than run synchronously.
+        var observing = ObserveContinuation(operation.AsValueTask());
+        int completingThread = 0;
+        var completer = new Thread(() =>
+        {
+            completingThread = Environment.CurrentManagedThreadId;
+            operation.CompleteWith(ResponseStatus.Success, cas: 42);
+            Thread.Sleep(200); // keep this thread busy: an inline continuation would have to run here first
+        });
+        completer.Start();
+
+        var (cas, continuationThread, onPool) = await observing;
+
+        Assert.Equal(42ul, cas);
+        Assert.NotEqual(completingThread, continuationThread);
+        Assert.True(onPool);
+        completer.Join();
+    }
+
+    // ConfigureAwait(false) so the continuation runs where the operation completes it, not on xunit's context.
+    private static async Task<(ulong Cas, int Thread, bool OnPool)> ObserveContinuation(ValueTask<MutationResult> task)
+    {
+        var result = await task.ConfigureAwait(false);
+        return (result.Cas, Environment.CurrentManagedThreadId, Thread.CurrentThread.IsThreadPoolThread);
+    }
+
+    [Fact]
+    public async Task FailedStatusesSurfaceAsTypedExceptions()
+    {
+        var operation = NewOperation("missing-key");
+        var task = operation.AsValueTask();
+        operation.CompleteWith(ResponseStatus.KeyNotFound);
+        var error = await Assert.ThrowsAsync<DocumentNotFoundException>(() => task.AsTask());
+        Assert.Equal("missing-key", error.Key);
+        Assert.Equal((ushort)ResponseStatus.KeyNotFound, error.Status);
+    }
+}

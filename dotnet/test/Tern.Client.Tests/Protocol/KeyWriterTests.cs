@@ -1,0 +1,88 @@
+using System.Buffers;
+using System.Text;
+using Tern.Client.Exceptions;
+using Tern.Client.Protocol;
+
+namespace Tern.Client.Tests.Protocol;
+
+public class KeyWriterTests
+{
+    [Fact]
+    public void WritesUtf8WithoutPrefix()
+    {
+        Span<byte> buffer = stackalloc byte[KeyWriter.MaxWireLength];
+        var written = KeyWriter.Write(buffer, "héllo");
+        Assert.Equal(Encoding.UTF8.GetBytes("héllo"), buffer[..written].ToArray());
+    }
+
+    [Theory]
+    [InlineData(0u, "00")]
+    [InlineData(8u, "08")]
+    [InlineData(300u, "ac02")]
+    public void PrefixesTheCollectionIdAsLeb128(uint collectionId, string prefixHex)
+    {
+        Span<byte> buffer = stackalloc byte[KeyWriter.MaxWireLength];
+        var written = KeyWriter.Write(buffer, "k", collectionId);
+        Assert.Equal(prefixHex + "6b", Convert.ToHexStringLower(buffer[..written]));
+        Assert.Equal(written, KeyWriter.GetWireLength("k", collectionId));
+    }
+
+    [Fact]
+    public void AcceptsA250ByteKey()
+    {
+        var key = new string('k', 250);
+        var writer = new ArrayBufferWriter<byte>();
+        Assert.Equal(250, KeyWriter.Write(writer, key));
+        Assert.Equal(Encoding.ASCII.GetBytes(key), writer.WrittenSpan.ToArray());
+    }
+
+    [Fact]
+    public void RejectsA251ByteKeyNamingKeyAndLimit()
+    {
+        var key = new string('k', 251);
+        var writer = new ArrayBufferWriter<byte>();
+        var error = Assert.Throws<InvalidArgumentException>(() => KeyWriter.Write(writer, key));
+        Assert.Equal(key, error.Key);
+        Assert.Contains(key, error.Message);
+        Assert.Contains("250", error.Message);
+        Assert.Equal(0, writer.WrittenCount);
+    }
+
+    [Fact]
+    public void CountsUtf8BytesNotChars()
+    {
+        // 126 two-byte chars = 252 bytes: too long although only 126 chars.
+        var key = new string('é', 126);
+        Assert.Throws<InvalidArgumentException>(() => KeyWriter.GetWireLength(key));
+        Assert.Equal(250, KeyWriter.GetWireLength(new string('é', 125)));
+    }
+
+    [Fact]
+    public void NonDefaultCollectionsAllow246Bytes()
+    {
+        Assert.Equal(246 + 1, KeyWriter.GetWireLength(new string('k', 246), 8));
+        Assert.Throws<InvalidArgumentException>(() => KeyWriter.GetWireLength(new string('k', 247), 8));
+        Assert.Equal(250 + 1, KeyWriter.GetWireLength(new string('k', 250), 0));
+    }
+
+    [Fact]
+    public void RejectsAnEmptyKey()
+    {
+        Assert.Throws<InvalidArgumentException>(() => KeyWriter.GetWireLength(""));
+    }
+
+    [Fact]
+    public void WritesStraightIntoABufferWriterWithoutAllocating()
+    {
+        var writer = new ArrayBufferWriter<byte>(1024);
+        KeyWriter.Write(writer, "warm-up", 8);
+        writer.ResetWrittenCount();
+        var before = GC.GetAllocatedBytesForCurrentThread();
+        for (var i = 0; i < 100; i++)
+        {
+            KeyWriter.Write(writer, "document::12345", 8);
+            writer.ResetWrittenCount();
+        }
+        Assert.Equal(before, GC.GetAllocatedBytesForCurrentThread());
+    }
+}

@@ -1,0 +1,200 @@
+using System.Diagnostics;
+using System.Net;
+using System.Net.Sockets;
+using System.Runtime.InteropServices;
+using System.Text.RegularExpressions;
+
+namespace Tern.Client.Tests.Support;
+
+/// <summary>
+/// A real server process (memcached or ternd) on a free port, for integration and fault tests.
+/// Can be paused (SIGSTOP), resumed, killed and restarted on the same port.
+/// </summary>
+public sealed partial class ServerProcess : IAsyncDisposable
+{
+    private const int SigStop = 19;
+    private const int SigCont = 18;
+    private static readonly TimeSpan StartTimeout = TimeSpan.FromSeconds(10);
+
+    private readonly string _kind;
+    private Process _process;
+
+    private ServerProcess(string kind, Process process, int port)
+    {
+        _kind = kind;
+        _process = process;
+        Port = port;
+    }
+
+    public int Port { get; }
+
+    public string ConnectionString => $"memcached://127.0.0.1:{Port}";
+
+    public bool IsTernd => _kind == "ternd";
+
+    /// <summary>Where ternd is: $TERND_PATH, else build/release/server/ternd in the repository.</summary>
+    public static string TerndPath =>
+        Environment.GetEnvironmentVariable("TERND_PATH") is { Length: > 0 } path
+            ? path
+            : Path.Combine(TestData.RepositoryRoot, "build", "release", "server", "ternd");
+
+    public static async Task<ServerProcess> StartMemcachedAsync()
+    {
+        for (var attempt = 0; ; attempt++)
+        {
+            var port = FreePort();
+            var process = StartMemcached(port);
+            if (await WaitUntilListeningAsync(process, port))
+                return new ServerProcess("memcached", process, port);
+            Stop(process);
+            if (attempt == 3)
+                throw new InvalidOperationException($"memcached did not start listening on port {port}");
+        }
+    }
+
+    public static async Task<ServerProcess> StartTerndAsync()
+    {
+        if (!File.Exists(TerndPath))
+            throw new FileNotFoundException($"ternd is not built at {TerndPath} (run make build-server, or set TERND_PATH)");
+        var (process, port) = await StartTerndProcessAsync(0);
+        return new ServerProcess("ternd", process, port);
+    }
+
+    /// <summary>SIGSTOP: the process keeps its socket but stops answering.</summary>
+    public void Pause() => Signal(SigStop);
+
+    /// <summary>SIGCONT after <see cref="Pause"/>.</summary>
+    public void Resume() => Signal(SigCont);
+
+    /// <summary>SIGKILL; works on a paused process too. The kernel then closes its connections.</summary>
+    public void Kill() => Stop(_process);
+
+    /// <summary>Starts the server again on the same port after <see cref="Kill"/>.</summary>
+    public async Task RestartAsync()
+    {
+        if (IsTernd)
+        {
+            (_process, _) = await StartTerndProcessAsync(Port);
+            return;
+        }
+        _process = StartMemcached(Port);
+        if (!await WaitUntilListeningAsync(_process, Port))
+            throw new InvalidOperationException($"memcached did not restart on port {Port}");
+    }
+
+    public ValueTask DisposeAsync()
+    {
+        Signal(SigCont);
+        Stop(_process);
+        return ValueTask.CompletedTask;
+    }
+
+    private void Signal(int signal)
+    {
+        if (!_process.HasExited && kill(_process.Id, signal) != 0)
+            throw new InvalidOperationException($"kill({_process.Id}, {signal}) failed: errno {Marshal.GetLastPInvokeError()}");
+    }
+
+    private static Process StartMemcached(int port)
+    {
+        var start = new ProcessStartInfo("memcached")
+        {
+            RedirectStandardError = true,
+            RedirectStandardOutput = true,
+        };
+        foreach (var arg in new[] { "-B", "binary", "-p", port.ToString(), "-U", "0", "-l", "127.0.0.1", "-t", "2" })
+            start.ArgumentList.Add(arg);
+        if (Environment.UserName == "root")
+        {
+            start.ArgumentList.Add("-u");
+            start.ArgumentList.Add("root");
+        }
+        var process = Process.Start(start)!;
+        process.BeginErrorReadLine();
+        process.BeginOutputReadLine();
+        return process;
+    }
+
+    private static async Task<(Process, int)> StartTerndProcessAsync(int port)
+    {
+        var start = new ProcessStartInfo(TerndPath)
+        {
+            RedirectStandardError = true,
+            RedirectStandardOutput = true,
+        };
+        foreach (var arg in new[] { "--port", port.ToString(), "--listen", "127.0.0.1", "--threads", "2" })
+            start.ArgumentList.Add(arg);
+        var listening = new TaskCompletionSource<int>(TaskCreationOptions.RunContinuationsAsynchronously);
+        var process = new Process { StartInfo = start };
+        var log = new List<string>();
+        DataReceivedEventHandler onLine = (_, e) =>
+        {
+            if (e.Data is null)
+                return;
+            lock (log)
+                log.Add(e.Data);
+            var match = ListeningLine().Match(e.Data);
+            if (match.Success)
+                listening.TrySetResult(int.Parse(match.Groups[1].Value));
+        };
+        process.ErrorDataReceived += onLine;
+        process.OutputDataReceived += onLine;
+        process.Start();
+        process.BeginErrorReadLine();
+        process.BeginOutputReadLine();
+        try
+        {
+            var bound = await listening.Task.WaitAsync(StartTimeout);
+            return (process, bound);
+        }
+        catch (System.TimeoutException)
+        {
+            Stop(process);
+            lock (log)
+                throw new InvalidOperationException($"ternd did not report 'listening on': {string.Join("\n", log)}");
+        }
+    }
+
+    private static async Task<bool> WaitUntilListeningAsync(Process process, int port)
+    {
+        var watch = Stopwatch.StartNew();
+        while (watch.Elapsed < StartTimeout && !process.HasExited)
+        {
+            using var probe = new Socket(SocketType.Stream, ProtocolType.Tcp);
+            try
+            {
+                await probe.ConnectAsync(IPAddress.Loopback, port);
+                return true;
+            }
+            catch (SocketException)
+            {
+                await Task.Delay(10);
+            }
+        }
+        return false;
+    }
+
+    private static int FreePort()
+    {
+        var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        var port = ((IPEndPoint)listener.LocalEndpoint).Port;
+        listener.Stop();
+        return port;
+    }
+
+    private static void Stop(Process process)
+    {
+        if (!process.HasExited)
+        {
+            process.Kill();
+            process.WaitForExit();
+        }
+    }
+
+    [GeneratedRegex(@"listening on \S*:(\d+)")]
+    private static partial Regex ListeningLine();
+
+    [DllImport("libc", SetLastError = true)]
+    private static extern int kill(int pid, int signal);
+}
