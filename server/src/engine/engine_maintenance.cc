@@ -11,8 +11,12 @@ namespace tern::engine {
 namespace {
 
 constexpr uint64_t kFlushSequenceMask = (uint64_t{1} << kFlushSequenceBits) - 1;
-// Slots eviction looks at per shard to estimate which access times are old.
-constexpr size_t kEvictionSampleSlots = 64;
+// Slots eviction looks at to estimate which access times are old: in all, and at least
+// per shard.
+constexpr size_t kEvictionSampleSlots = 8192;
+constexpr size_t kEvictionSampleSlotsPerShard = 64;
+// Slots eviction scans per acquisition of a shard's lock.
+constexpr size_t kEvictionScanStep = 1024;
 
 struct AccessSample {
   int64_t last_access_ms;
@@ -24,12 +28,14 @@ struct AccessSample {
 int64_t estimate_eviction_cutoff(Engine::Impl& impl, uint64_t bytes_wanted) {
   std::vector<AccessSample> samples;
   uint64_t sampled_bytes = 0;
+  const size_t visits_per_shard =
+      std::max(kEvictionSampleSlotsPerShard, kEvictionSampleSlots / impl.shard_count);
   for (size_t s = 0; s < impl.shard_count; ++s) {
     Shard& shard = impl.shards[s];
     std::lock_guard guard(shard.mutex);
     const int64_t now = impl.clock.steady_ms();
     const size_t capacity = shard.table.capacity();
-    const size_t visits = std::min(capacity, kEvictionSampleSlots);
+    const size_t visits = std::min(capacity, visits_per_shard);
     size_t i = shard.sample_cursor % capacity;
     for (size_t v = 0; v < visits; ++v, i = (i + 1) % capacity) {
       const Slot& slot = shard.table.at(i);
@@ -62,21 +68,27 @@ size_t evict_used_before(Engine::Impl& impl, int64_t cutoff, size_t target) {
   const size_t start = impl.evict_start.fetch_add(1, std::memory_order_relaxed);
   for (size_t k = 0; k < impl.shard_count && freed < target; ++k) {
     Shard& shard = impl.shards[(start + k) & (impl.shard_count - 1)];
-    std::vector<ItemPtr> evicted;  // destroyed after the lock is released
-    std::unique_lock lock(shard.mutex);
-    const int64_t now = impl.clock.steady_ms();
-    impl.settle_flush(shard, lock, now);
-    for (size_t i = 0; i < shard.table.capacity() && freed < target;) {
-      const Slot& slot = shard.table.at(i);
-      if (!slot.item || Engine::Impl::is_locked(slot, now) || slot.last_access_ms > cutoff) {
-        ++i;
-        continue;
+    // A large shard is scanned in bounded steps so that its lock is never held for long;
+    // the table may change between steps, which only makes the scan more approximate.
+    for (size_t i = 0; freed < target;) {
+      std::vector<ItemPtr> evicted;  // destroyed after the lock is released
+      std::unique_lock lock(shard.mutex);
+      const int64_t now = impl.clock.steady_ms();
+      impl.settle_flush(shard, lock, now);
+      const size_t end = std::min(shard.table.capacity(), i + kEvictionScanStep);
+      if (i >= end) break;
+      while (i < end && freed < target) {
+        const Slot& slot = shard.table.at(i);
+        if (!slot.item || Engine::Impl::is_locked(slot, now) || slot.last_access_ms > cutoff) {
+          ++i;
+          continue;
+        }
+        // Erasing may move a later item into slot i, so look at i again.
+        const size_t charge = impl.remove_slot(shard, i, evicted.emplace_back());
+        freed += charge;
+        shard.counters.add(Counter::Evictions);
+        shard.counters.add(Counter::ReclaimedBytes, charge);
       }
-      // Erasing may move a later item into slot i, so look at i again.
-      const size_t charge = impl.remove_slot(shard, i, evicted.emplace_back());
-      freed += charge;
-      shard.counters.add(Counter::Evictions);
-      shard.counters.add(Counter::ReclaimedBytes, charge);
     }
   }
   return freed;

@@ -157,6 +157,27 @@ TEST_F(MemoryTest, EvictNeverTakesLockedItems) {
   EXPECT_EQ(engine_.evict(kCharge), kCharge);
 }
 
+TEST_F(EngineTest, EvictScansLargeShardsInStepsAndKeepsRecentItems) {
+  Config config = small_config();
+  config.shard_count = 1;
+  Engine engine(config, clock_);
+  constexpr int kItems = 3000;
+  for (int i = 0; i < kItems; ++i) {
+    engine.store(StoreMode::Set, "item" + std::to_string(i), kValue, 0, 0, 0, 0);
+    clock_.advance_ms(1);
+  }
+  for (int i = 0; i < kItems / 4; ++i) {
+    engine.get("item" + std::to_string(i));
+    clock_.advance_ms(1);
+  }
+  const uint64_t half = engine.mem_used() / 2;
+  EXPECT_GE(engine.evict(half), half);
+  EXPECT_LE(engine.mem_used(), half);
+  for (int i = 0; i < kItems / 4; ++i) {
+    ASSERT_EQ(engine.get("item" + std::to_string(i)).status, Status::Success) << i;
+  }
+}
+
 TEST_F(MemoryTest, EvictionMakesRoomForNewWrites) {
   for (int i = 0; i < 10; ++i) set(key(i), kValue);
   EXPECT_EQ(set(key(10), kValue).status, Status::Enomem);

@@ -1,5 +1,8 @@
 #include "engine/stored_item.h"
 
+#include "engine/hash_table.h"
+
+#include <cstdint>
 #include <cstring>
 #include <new>
 
@@ -40,14 +43,16 @@ struct TrailingAllocator {
 class InlineItem final : public Item {
  public:
   InlineItem(const TrailingBytes& bytes, size_t key_size)
-      : data_(bytes.data), key_size_(key_size), value_size_(bytes.size - key_size) {}
+      : data_(bytes.data),
+        key_size_(static_cast<uint32_t>(key_size)),
+        value_size_(static_cast<uint32_t>(bytes.size - key_size)) {}
   std::string_view key() const override { return {data_, key_size_}; }
   std::string_view value() const override { return {data_ + key_size_, value_size_}; }
 
  private:
   const char* data_;
-  size_t key_size_;
-  size_t value_size_;
+  uint32_t key_size_;  // keys are at most 250 bytes, values far below 4 GiB
+  uint32_t value_size_;
 };
 
 class RemetaItem final : public Item {
@@ -93,8 +98,12 @@ std::shared_ptr<Item> remeta_item(const ItemPtr& base) {
 }
 
 size_t item_charge(size_t key_size, size_t value_size) {
-  // Control block + item header, allocator slack, and one hash-table slot at ~70% load.
-  constexpr size_t kOverhead = 64 + 16 + 64;
+  // The item with its reference-count block (two counts, a vtable pointer, the allocator),
+  // the heap's own header, and a hash-table slot at the table's average load (~2/3).
+  constexpr size_t kControlBlock = 2 * sizeof(int) + 2 * sizeof(void*);
+  constexpr size_t kHeapHeader = 16;
+  constexpr size_t kOverhead =
+      sizeof(InlineItem) + kControlBlock + kHeapHeader + sizeof(Slot) * 3 / 2;
   return key_size + value_size + kOverhead;
 }
 
