@@ -11,20 +11,14 @@
 
 namespace tern::commands {
 
-using protocol::Magic;
 using protocol::Opcode;
 using protocol::Status;
 
 namespace {
 
-bool is_client_request(uint8_t magic) {
-  return magic == static_cast<uint8_t>(Magic::ClientRequest) ||
-         magic == static_cast<uint8_t>(Magic::AltClientRequest);
-}
-
 // Why a request cannot run, or Success.
 Status precheck(const CommandSpec* spec, const protocol::Frame& request) {
-  if (!is_client_request(request.magic)) return Status::Einval;
+  if (!protocol::is_client_request_magic(request.magic)) return Status::Einval;
   if (spec == nullptr) return Status::UnknownCommand;
   const Status shape = check_shape(*spec, request);
   if (shape != Status::Success) return shape;

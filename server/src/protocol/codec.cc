@@ -24,6 +24,17 @@ Header decode_header(std::span<const uint8_t> bytes) {
   return h;
 }
 
+Frame frame_from_header(const Header& h) {
+  Frame frame;
+  frame.magic = h.magic;
+  frame.opcode = h.opcode;
+  frame.datatype = h.datatype;
+  frame.vbucket_or_status = h.vbucket_or_status;
+  frame.opaque = h.opaque;
+  frame.cas = h.cas;
+  return frame;
+}
+
 DecodeResult check_header(std::span<const uint8_t> bytes) {
   // The magic alone tells a foreign stream (e.g. the text protocol) apart; no need to wait.
   if (!bytes.empty() && !is_known_magic(bytes[0])) return DecodeResult::BadMagic;
@@ -40,12 +51,7 @@ DecodeResult decode_frame(std::span<const uint8_t> bytes, Frame& out) {
   const Header h = decode_header(bytes);
   if (bytes.size() - kHeaderSize < h.body_length) return DecodeResult::NeedMore;
 
-  out.magic = h.magic;
-  out.opcode = h.opcode;
-  out.datatype = h.datatype;
-  out.vbucket_or_status = h.vbucket_or_status;
-  out.opaque = h.opaque;
-  out.cas = h.cas;
+  out = frame_from_header(h);
   auto body = bytes.subspan(kHeaderSize, h.body_length);
   out.framing_extras = body.first(h.framing_extras_length);
   body = body.subspan(h.framing_extras_length);

@@ -22,6 +22,10 @@ enum class DecodeResult {
 // without validating it.
 Header decode_header(std::span<const uint8_t> bytes);
 
+// A frame with the header's fields and an empty body: enough to address a response to a
+// request whose body is unavailable (e.g. refused as too large).
+Frame frame_from_header(const Header& header);
+
 // Validates the header at the front of `bytes`: BadMagic, BadLengths, or Ok once at least
 // the header is present (NeedMore before that). Lets a reader decide how to treat an
 // oversized body before buffering it.

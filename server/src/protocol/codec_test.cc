@@ -187,6 +187,28 @@ TEST(Codec, DecodeHeaderSplitsKeyLengthOnlyForAltMagic) {
   EXPECT_EQ(decode_header(alt).framing_extras_length, 0x01);
 }
 
+TEST(Codec, HeaderOnlyFrameKeepsTheHeaderFieldsAndNoBody) {
+  const Bytes bytes = from_hex("80010005080000030000001200000007" "0000000000000009");
+  const Frame frame = frame_from_header(decode_header(bytes));
+  EXPECT_EQ(frame.magic, 0x80);
+  EXPECT_EQ(frame.opcode, 0x01);
+  EXPECT_EQ(frame.vbucket_or_status, 3);
+  EXPECT_EQ(frame.opaque, 7u);
+  EXPECT_EQ(frame.cas, 9u);
+  EXPECT_EQ(frame.size(), kHeaderSize);
+}
+
+TEST(Frame, MagicClassification) {
+  EXPECT_TRUE(is_client_request_magic(0x80));
+  EXPECT_TRUE(is_client_request_magic(0x08));
+  EXPECT_FALSE(is_client_request_magic(0x82));
+  EXPECT_TRUE(is_request_magic(0x82));
+  EXPECT_TRUE(is_response_magic(0x18));
+  EXPECT_FALSE(is_known_magic(0x00));
+  EXPECT_TRUE(has_framing_extras(0x18));
+  EXPECT_FALSE(has_framing_extras(0x81));
+}
+
 TEST(Codec, ClassicMagicNeverWritesFramingExtras) {
   const Bytes framing = {0x01, 0x02};
   FrameParts parts;

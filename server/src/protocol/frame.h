@@ -21,6 +21,8 @@ enum class Magic : uint8_t {
 bool is_request_magic(uint8_t magic);
 bool is_response_magic(uint8_t magic);
 bool is_known_magic(uint8_t magic);
+// True for what a client may send as a request: 0x80 or 0x08.
+bool is_client_request_magic(uint8_t magic);
 // True for the alt magics (0x08, 0x18), whose header splits bytes 2-3 into a framing-extras
 // length and a one-byte key length.
 bool has_framing_extras(uint8_t magic);
