@@ -7,7 +7,12 @@ namespace tern::executor {
 bool RequestInbox::post(Request&& request) {
   bool wake_taker;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (pending_.size() >= kMaxPending && !closed_) {
+      ++blocked_posters_;
+      drained_.wait(lock, [this] { return pending_.size() < kMaxPending || closed_; });
+      --blocked_posters_;
+    }
     if (closed_) return false;
     pending_.push_back(std::move(request));
     wake_taker = sleeping_;
@@ -33,6 +38,9 @@ bool RequestInbox::take(std::vector<Request>& batch, int64_t deadline_ms) {
   }
   if (closed_) return false;
   batch.swap(pending_);
+  const bool wake_posters = blocked_posters_ > 0;
+  lock.unlock();
+  if (wake_posters) drained_.notify_all();
   return true;
 }
 
@@ -42,6 +50,7 @@ void RequestInbox::close() {
     closed_ = true;
   }
   arrived_.notify_all();
+  drained_.notify_all();
 }
 
 }  // namespace tern::executor

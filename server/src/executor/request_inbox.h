@@ -1,7 +1,8 @@
 #pragma once
 // The ExecutorPool's requests to its scheduler thread: any thread posts, the scheduler takes
 // them in batches. Posting costs one short critical section and wakes the scheduler only
-// if it is asleep.
+// if it is asleep. The backlog is bounded: a poster that outruns the scheduler by
+// kMaxPending requests waits for it, so memory stays bounded (about 4 MB).
 
 #include <condition_variable>
 #include <cstdint>
@@ -29,7 +30,9 @@ struct Request {
 
 class RequestInbox {
  public:
-  // Returns false, dropping the request, once closed.
+  static constexpr size_t kMaxPending = size_t{1} << 16;
+
+  // Returns false, dropping the request, once closed. Never call it from the taker's thread.
   bool post(Request&& request);
 
   // Swaps the waiting requests into `batch` (which must be empty), first sleeping until
@@ -42,8 +45,10 @@ class RequestInbox {
  private:
   std::mutex mutex_;
   std::condition_variable arrived_;
+  std::condition_variable drained_;
   std::vector<Request> pending_;
   bool sleeping_ = false;  // the taker waits on arrived_ and nobody has notified it yet
+  size_t blocked_posters_ = 0;  // posters waiting on drained_ for room
   bool closed_ = false;
 };
 

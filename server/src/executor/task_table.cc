@@ -9,18 +9,12 @@
 
 namespace tern::executor {
 
-struct TaskTable::Record : TimerNode {
-  std::shared_ptr<Task> task;
-  bool busy = false;       // handed out, not yet finished
-  bool cancelled = false;  // dead; erased once no longer busy
-};
-
 TaskTable::TaskTable(const Clock& clock, Dispatch dispatch)
     : clock_(clock), dispatch_(std::move(dispatch)) {}
 
 TaskTable::~TaskTable() {
   for (auto& [id, record] : records_) {
-    record->task->state_.store(TaskState::Dead, std::memory_order_release);
+    record.task->state_.store(TaskState::Dead, std::memory_order_release);
   }
 }
 
@@ -32,20 +26,18 @@ void TaskTable::claim(Task& task, TaskId id) {
 }
 
 void TaskTable::add(std::shared_ptr<Task> task, double delay_seconds) {
-  auto record = std::make_unique<Record>();
   task->clock_ = &clock_;
   task->waketime_ms_.store(waketime_after(clock_.steady_ms(), delay_seconds),
                            std::memory_order_release);
-  record->task = std::move(task);
-  Record& added = *record;
-  records_.emplace(added.task->id(), std::move(record));
-  sleep_until_waketime(added);
+  Record& record = records_[task->id()];
+  record.task = std::move(task);
+  sleep_until_waketime(record);
 }
 
-TaskTable::Record* TaskTable::find(TaskId id) const {
+TaskTable::Record* TaskTable::find(TaskId id) {
   auto it = records_.find(id);
-  if (it == records_.end() || it->second->cancelled) return nullptr;
-  return it->second.get();
+  if (it == records_.end() || it->second.cancelled) return nullptr;
+  return &it->second;
 }
 
 bool TaskTable::wake(TaskId id) {
@@ -83,7 +75,7 @@ bool TaskTable::cancel(TaskId id) {
 void TaskTable::cancel_owner(OwnerId owner) {
   std::vector<TaskId> ids;
   for (const auto& [id, record] : records_) {
-    if (record->task->owner() == owner) ids.push_back(id);
+    if (record.task->owner() == owner) ids.push_back(id);
   }
   for (TaskId id : ids) cancel(id);
 }
@@ -95,8 +87,8 @@ size_t TaskTable::busy_count(OwnerId owner) const {
 
 void TaskTable::finished(TaskId id, bool again) {
   auto it = records_.find(id);
-  if (it == records_.end() || !it->second->busy) return;
-  Record& record = *it->second;
+  if (it == records_.end() || !it->second.busy) return;
+  Record& record = it->second;
   record.busy = false;
   auto owner = busy_by_owner_.find(record.task->owner());
   if (--owner->second == 0) busy_by_owner_.erase(owner);
@@ -113,11 +105,18 @@ void TaskTable::finished(TaskId id, bool again) {
 
 int64_t TaskTable::dispatch_due() {
   const int64_t now = clock_.steady_ms();
-  while (TimerNode* next = timers_.top()) {
-    if (next->due_ms > now) return next->due_ms;
-    dispatch(static_cast<Record&>(*next));
+  while (!timers_.empty() && timers_.top_due() <= now) {
+    auto& record = static_cast<Record&>(timers_.top());
+    const int64_t waketime = record.task->waketime_ms();
+    if (waketime <= now) {
+      dispatch(record);
+    } else if (waketime == kNeverMs) {
+      timers_.remove(record);
+    } else {
+      timers_.set(record, waketime);  // snoozed again since it was queued
+    }
   }
-  return kNeverMs;
+  return timers_.empty() ? kNeverMs : timers_.top_due();
 }
 
 void TaskTable::dispatch(Record& record) {
@@ -135,11 +134,11 @@ void TaskTable::sleep_until_waketime(Record& record) {
     return;
   }
   record.task->state_.store(TaskState::Snoozed, std::memory_order_release);
-  if (waketime == kNeverMs) {
-    timers_.remove(record);
-  } else {
-    timers_.set(record, waketime);
-  }
+  // Pushing a deadline later is the common case (a timeout re-armed), so the earlier one
+  // stays queued: when it comes, dispatch_due() re-queues the node at its real waketime.
+  // That saves a sift down the heap per snooze.
+  if (record.queued() && timers_.due(record) <= waketime) return;
+  if (waketime != kNeverMs) timers_.set(record, waketime);
 }
 
 void TaskTable::erase(Record& record) {
@@ -150,7 +149,7 @@ void TaskTable::erase(Record& record) {
 std::string TaskTable::tasks_json() const {
   std::vector<const Task*> tasks;
   tasks.reserve(records_.size());
-  for (const auto& [id, record] : records_) tasks.push_back(record->task.get());
+  for (const auto& [id, record] : records_) tasks.push_back(record.task.get());
   std::sort(tasks.begin(), tasks.end(),
             [](const Task* a, const Task* b) { return a->id() < b->id(); });
 

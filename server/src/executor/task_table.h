@@ -60,8 +60,12 @@ class TaskTable {
   size_t size() const { return records_.size(); }
 
  private:
-  struct Record;
-  Record* find(TaskId id) const;
+  struct Record : TimerNode {
+    std::shared_ptr<Task> task;
+    bool busy = false;       // handed out, not yet finished
+    bool cancelled = false;  // dead; erased once no longer busy
+  };
+  Record* find(TaskId id);
   void dispatch(Record& record);
   void sleep_until_waketime(Record& record);
   void erase(Record& record);
@@ -69,7 +73,7 @@ class TaskTable {
   const Clock& clock_;
   Dispatch dispatch_;
   TimerHeap timers_;
-  std::unordered_map<TaskId, std::unique_ptr<Record>> records_;
+  std::unordered_map<TaskId, Record> records_;  // node-based: records never move
   std::unordered_map<OwnerId, size_t> busy_by_owner_;
 };
 

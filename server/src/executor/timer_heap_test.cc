@@ -12,10 +12,11 @@ namespace {
 // Pops everything, checking the order and that every node comes out exactly once.
 std::vector<int64_t> drain(TimerHeap& heap) {
   std::vector<int64_t> order;
-  while (TimerNode* node = heap.top()) {
-    order.push_back(node->due_ms);
-    heap.remove(*node);
-    EXPECT_FALSE(node->queued());
+  while (!heap.empty()) {
+    TimerNode& node = heap.top();
+    order.push_back(heap.top_due());
+    heap.remove(node);
+    EXPECT_FALSE(node.queued());
   }
   return order;
 }
@@ -40,7 +41,8 @@ TEST(TimerHeapTest, MovingAndRemovingKeepsOneEntryPerNode) {
   heap.remove(nodes[1]);
   heap.remove(nodes[1]);  // not queued: nothing happens
   EXPECT_EQ(heap.size(), 2u);
-  EXPECT_EQ(heap.top(), &nodes[2]);
+  EXPECT_EQ(&heap.top(), &nodes[2]);
+  EXPECT_EQ(heap.due(nodes[0]), 400);
   EXPECT_EQ(drain(heap), (std::vector<int64_t>{50, 400}));
 }
 
@@ -71,7 +73,7 @@ TEST(TimerHeapTest, AgreesWithASortedModelUnderRandomOperations) {
       const std::vector<int64_t> expected = queued_dues();
       ASSERT_EQ(heap.size(), expected.size());
       if (!expected.empty()) {
-        ASSERT_EQ(heap.top()->due_ms, expected.front());
+        ASSERT_EQ(heap.top_due(), expected.front());
       }
     }
   }
