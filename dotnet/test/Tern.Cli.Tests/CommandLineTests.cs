@@ -1,0 +1,54 @@
+using System.Net;
+using System.Net.Sockets;
+
+namespace Tern.Cli.Tests;
+
+/// <summary>Mistakes a person makes on the command line, and a server that is not there.</summary>
+public sealed class CommandLineTests
+{
+    [Theory]
+    [InlineData("frob", "unknown command 'frob'")]
+    [InlineData("get", "get: missing KEY")]
+    [InlineData("touch k soon", "SECONDS must be a non-negative whole number")]
+    [InlineData("get k extra", "unexpected argument 'extra'")]
+    [InlineData("get k --server localhost:http", "port must be a number")]
+    [InlineData("incr k --by", "option --by needs a value")]
+    public async Task UsageErrorsExitWith2AndSayWhatIsWrong(string commandLine, string expected)
+    {
+        var run = await CliRun.RunAsync(commandLine.Split(' '));
+
+        Assert.Equal(ExitCodes.Usage, run.ExitCode);
+        Assert.Contains(expected, run.Error);
+        Assert.Equal("", run.Output);
+    }
+
+    [Fact]
+    public async Task HelpListsTheCommandsAndSucceeds()
+    {
+        var run = await CliRun.RunAsync("--help");
+
+        Assert.Equal(ExitCodes.Success, run.ExitCode);
+        Assert.Contains("get KEY", run.Output);
+        Assert.Contains("--server HOST:PORT", run.Output);
+    }
+
+    [Fact]
+    public async Task NoServerExitsWith3AndSuggestsStartingTernd()
+    {
+        var port = PortNobodyListensOn();
+
+        var run = await CliRun.RunAsync("get", "k", "--server", $"127.0.0.1:{port}");
+
+        Assert.Equal(ExitCodes.Unreachable, run.ExitCode);
+        Assert.Equal($"tern: cannot connect to 127.0.0.1:{port}: connection refused — is ternd running? (make run)", run.Error);
+    }
+
+    private static int PortNobodyListensOn()
+    {
+        var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        var port = ((IPEndPoint)listener.LocalEndpoint).Port;
+        listener.Stop();
+        return port;
+    }
+}
