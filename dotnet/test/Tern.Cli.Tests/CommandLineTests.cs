@@ -35,20 +35,14 @@ public sealed class CommandLineTests
     [Fact]
     public async Task NoServerExitsWith3AndSuggestsStartingTernd()
     {
-        var port = PortNobodyListensOn();
+        // A bound socket that never listens keeps its port reserved and refuses connections.
+        using var reserved = new Socket(SocketType.Stream, ProtocolType.Tcp);
+        reserved.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+        var port = ((IPEndPoint)reserved.LocalEndPoint!).Port;
 
         var run = await CliRun.RunAsync("get", "k", "--server", $"127.0.0.1:{port}");
 
         Assert.Equal(ExitCodes.Unreachable, run.ExitCode);
         Assert.Equal($"tern: cannot connect to 127.0.0.1:{port}: connection refused — is ternd running? (make run)", run.Error);
-    }
-
-    private static int PortNobodyListensOn()
-    {
-        var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        var port = ((IPEndPoint)listener.LocalEndpoint).Port;
-        listener.Stop();
-        return port;
     }
 }
