@@ -150,5 +150,74 @@ TEST_F(StressTest, ConcurrentMixedOperationsStayConsistent) {
   EXPECT_EQ(stats.mem_used, expected_bytes);
 }
 
+// Writers race the housekeeping paths (expiry, eviction, purge, flush) while time moves;
+// afterwards the memory accounting must match exactly the items that are still there.
+TEST(StressAccountingTest, HousekeepingRacingWritersKeepsAccountingExact) {
+  ManualClock clock;
+  Config config = small_config();
+  config.shard_count = 8;
+  config.memory_quota_bytes = 64 * 1024;
+  Engine engine(config, clock);
+  constexpr int kKeys = 500;
+  std::atomic<bool> done{false};
+  std::thread housekeeper([&] {
+    while (!done) {
+      for (size_t s = 0; s < engine.shard_count(); ++s) engine.purge_expired(s, 32);
+      if (engine.mem_used() > engine.high_watermark_bytes()) {
+        engine.evict(engine.mem_used() - engine.low_watermark_bytes());
+      }
+    }
+  });
+  std::vector<std::thread> workers;
+  for (int t = 0; t < kThreads; ++t) {
+    workers.emplace_back([&, t] {
+      std::mt19937 random(100 + t);
+      for (int round = 0; round < kRounds * 2; ++round) {
+        // Workers move time themselves so that expiry and flush delays interleave with
+        // their own operations however the threads are scheduled.
+        if (round % 4 == 0) clock.advance_ms(1);
+        if (t == 0 && round % 1000 == 999) engine.flush(round % 2000 == 999 ? 1 : 0);
+        const std::string key = "k" + std::to_string(random() % kKeys);
+        const std::string value(random() % 300, 'x');
+        switch (random() % 6) {
+          case 0:
+          case 1:
+            engine.store(StoreMode::Set, key, value, 0, random() % 3, 0, 0);
+            break;
+          case 2:
+            engine.concat(ConcatMode::Prepend, key, value, 0);
+            break;
+          case 3:
+            engine.remove(key, 0);
+            break;
+          case 4:
+            engine.get_locked(key, 1);
+            break;
+          case 5:
+            engine.touch(key, random() % 3);
+            break;
+        }
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  done = true;
+  housekeeper.join();
+
+  uint64_t live_bytes = 0;
+  size_t live_items = 0;
+  for (int i = 0; i < kKeys; ++i) {
+    const std::string key = "k" + std::to_string(i);
+    GetResult got = engine.get(key);
+    if (got.status != Status::Success) continue;
+    live_bytes += item_charge(key.size(), got.item->value().size());
+    ++live_items;
+  }
+  Stats stats = engine.stats();
+  EXPECT_EQ(stats.curr_items, live_items);
+  EXPECT_EQ(stats.mem_used, live_bytes);
+  EXPECT_LE(stats.mem_used, config.memory_quota_bytes);
+}
+
 }  // namespace
 }  // namespace tern::engine
