@@ -58,6 +58,9 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)," \
+  ".NET $(dotnet --list-runtimes | sed -n 's/^Microsoft.NETCore.App \([^ ]*\).*/\1/p' | tail -n 1)," \
+  "load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
 (cd "$project" && dotnet bin/Release/net10.0/Tern.Benchmarks.dll sdk \
   --target "ternd=127.0.0.1:$ternd_port" \
   --target "memcached=memcached://127.0.0.1:$memcached_port" "$@")

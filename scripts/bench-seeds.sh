@@ -2,7 +2,7 @@
 # Usage: bench-seeds.sh [BenchmarkDotNet arguments]
 # Runs the SDK's seed benchmarks (OpCompletion, Stopwatch, WriteKey) in Release and prints
 # their three tables. The job is SeedConfig's short one (1 launch, 3 warm-up and 10 measured
-# iterations of ~250 ms), a few minutes on 2 cores; pass `--job default` for full-length runs.
+# iterations of ~250 ms), about 3 minutes on 2 cores; pass `--job default` for full-length runs.
 # BenchmarkDotNet's full log is kept in build/bench-seeds/run.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +11,10 @@ rm -rf "$out"
 mkdir -p "$out"
 project=dotnet/bench/Tern.Benchmarks
 dotnet build "$project" -c Release -nologo -v q >/dev/null
-# BenchmarkDotNet finds the project to rebuild for its child process from the working directory.
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)," \
+  ".NET $(dotnet --list-runtimes | sed -n 's/^Microsoft.NETCore.App \([^ ]*\).*/\1/p' | tail -n 1)," \
+  "load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
+# BenchmarkDotNet rebuilds the project for its child process: run it from the project folder.
 if ! (cd "$project" && dotnet bin/Release/net10.0/Tern.Benchmarks.dll \
       --filter 'Tern.Benchmarks.Seeds.*' --artifacts "$out" "$@") >"$out/run.log" 2>&1; then
   tail -n 40 "$out/run.log" >&2

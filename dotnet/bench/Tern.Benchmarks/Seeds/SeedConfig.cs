@@ -5,10 +5,10 @@ using BenchmarkDotNet.Jobs;
 namespace Tern.Benchmarks.Seeds;
 
 /// <summary>
-/// One short job for every seed table, so `make bench-seeds` finishes in a few minutes on a
+/// One short job for every seed table, so `make bench-seeds` finishes in about 3 minutes on a
 /// 2-core machine: one launch, 3 warm-up and 10 measured iterations of about 250 ms each.
-/// That is enough for the ratios to be stable to a few hundredths; use BenchmarkDotNet's
-/// default job (`--job default`) for publication-grade error bars.
+/// On a quiet machine that settles the ratios to a few hundredths; on a loaded one read the
+/// RatioSD column, or pass `--job default` for BenchmarkDotNet's full-length runs.
 /// </summary>
 public static class SeedConfig
 {
