@@ -31,7 +31,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void pump();
   void start_read();
   void on_read(const asio::error_code& error, size_t n);
-  void start_write();
+  void send_pending();
   void on_written(const asio::error_code& error, size_t n);
   void close();
 

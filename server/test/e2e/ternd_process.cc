@@ -104,6 +104,12 @@ std::string TerndProcess::log() const {
   return log_;
 }
 
+bool TerndProcess::wait_for_log(const std::string& text) {
+  std::unique_lock lock(log_mutex_);
+  return log_grew_.wait_for(lock, kExitTimeout,
+                            [&] { return log_.find(text) != std::string::npos; });
+}
+
 // Keeps the pipe empty so the server never blocks on logging; ends when the server exits.
 void TerndProcess::drain_stderr() {
   char chunk[4096];
@@ -111,6 +117,7 @@ void TerndProcess::drain_stderr() {
   while ((n = ::read(stderr_fd_, chunk, sizeof chunk)) > 0) {
     std::lock_guard lock(log_mutex_);
     log_.append(chunk, static_cast<size_t>(n));
+    log_grew_.notify_all();
   }
 }
 

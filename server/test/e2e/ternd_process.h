@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -31,6 +32,9 @@ class TerndProcess {
   // Everything the process has written to stderr so far.
   std::string log() const;
 
+  // Waits (a few seconds at most) until the process has logged `text`; false if it has not.
+  bool wait_for_log(const std::string& text);
+
  private:
   void drain_stderr();
 
@@ -38,6 +42,7 @@ class TerndProcess {
   int stderr_fd_ = -1;
   uint16_t port_ = 0;
   mutable std::mutex log_mutex_;
+  std::condition_variable log_grew_;
   std::string log_;
   std::thread drainer_;
 };
