@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -485,6 +486,36 @@ TEST_F(DispatcherTest, AppendErrorAddressesTheRequest) {
   EXPECT_EQ(answers[0].opcode, static_cast<uint8_t>(Opcode::Set));
   EXPECT_EQ(answers[0].opaque, 99u);
   expect_error(answers[0], Status::E2big, "Too large.");
+}
+
+TEST_F(DispatcherTest, RandomRequestsAlwaysGetWellFormedAnswers) {
+  std::mt19937 rng(12345);
+  auto pick = [&rng](uint32_t bound) { return static_cast<uint32_t>(rng() % bound); };
+  const uint8_t lengths[] = {0, 1, 4, 8, 20, 24};
+  std::map<Status, int> seen;
+  for (int i = 0; i < 20000; ++i) {
+    Request r;
+    r.opcode = static_cast<Opcode>(pick(2) == 0 ? pick(0x20) : pick(256));
+    r.key = std::string(pick(4) == 0 ? pick(300) : pick(8), static_cast<char>('a' + pick(3)));
+    r.value = std::string(pick(3) == 0 ? pick(10) : 0, '7');
+    r.extras = Bytes(lengths[pick(6)], static_cast<uint8_t>(pick(3) == 0 ? 0xff : 0));
+    r.cas = pick(4) == 0 ? pick(5) : 0;
+    r.datatype = static_cast<uint8_t>(pick(8) == 0 ? pick(256) : 0);
+    if (pick(8) == 0) r.framing_extras = Bytes(1 + pick(3), static_cast<uint8_t>(pick(256)));
+    r.opaque = static_cast<uint32_t>(i);
+    for (const Response& answer : run(r)) {
+      EXPECT_EQ(answer.magic, 0x81);
+      EXPECT_EQ(answer.opcode, static_cast<uint8_t>(r.opcode));
+      EXPECT_EQ(answer.opaque, r.opaque);
+      ++seen[answer.status];
+    }
+    if (::testing::Test::HasFailure()) break;
+  }
+  // The mix reached the handlers, not only the checks in front of them.
+  EXPECT_GT(seen[Status::Success], 100);
+  EXPECT_GT(seen[Status::Einval], 100);
+  EXPECT_GT(seen[Status::UnknownCommand], 100);
+  EXPECT_GT(seen[Status::KeyEnoent], 10);
 }
 
 }  // namespace
