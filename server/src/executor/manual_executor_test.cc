@@ -17,6 +17,14 @@ using testing::LogCapture;
 
 class ManualExecutorTest : public ::testing::Test {
  protected:
+  // Checks that exactly one task runs `ms` from now, and none a millisecond earlier.
+  void expect_one_run_in_ms(int64_t ms) {
+    clock_.advance_ms(ms - 1);
+    EXPECT_EQ(executor_.run_ready(), 0u);
+    clock_.advance_ms(1);
+    EXPECT_EQ(executor_.run_ready(), 1u);
+  }
+
   ManualClock clock_;
   ManualExecutor executor_{clock_};
 };
@@ -55,10 +63,7 @@ TEST_F(ManualExecutorTest, DelayedTaskRunsWhenItsTimeComes) {
   executor_.schedule(task, 5);
   EXPECT_EQ(task->state(), TaskState::Snoozed);
   EXPECT_EQ(task->waketime_ms(), clock_.steady_ms() + 5000);
-  clock_.advance_ms(4999);
-  EXPECT_EQ(executor_.run_ready(), 0u);
-  clock_.advance_ms(1);
-  EXPECT_EQ(executor_.run_ready(), 1u);
+  expect_one_run_in_ms(5000);
   EXPECT_EQ(task->runs, 1);
 }
 
@@ -71,10 +76,7 @@ TEST_F(ManualExecutorTest, TaskSnoozingItselfRunsAgainAfterTheSnooze) {
   executor_.run_ready();
   EXPECT_EQ(task->state(), TaskState::Snoozed);
   EXPECT_EQ(task->waketime_ms(), clock_.steady_ms() + 2500);
-  clock_.advance_ms(2499);
-  EXPECT_EQ(executor_.run_ready(), 0u);
-  clock_.advance_ms(1);
-  EXPECT_EQ(executor_.run_ready(), 1u);
+  expect_one_run_in_ms(2500);
   EXPECT_EQ(task->runs, 2);
 }
 
@@ -125,29 +127,21 @@ TEST_F(ManualExecutorTest, WakeWhileQueuedIsServedByThePendingRun) {
 TEST_F(ManualExecutorTest, ExternalSnoozeMovesTheWaketimeBothWays) {
   auto task = std::make_shared<LambdaTask>(sleep_until_woken);
   const TaskId id = executor_.schedule(task, 10);
-  EXPECT_TRUE(executor_.snooze_and_wait(id, 3));
-  clock_.advance_ms(2999);
-  EXPECT_EQ(executor_.run_ready(), 0u);
-  clock_.advance_ms(1);
-  EXPECT_EQ(executor_.run_ready(), 1u);
+  EXPECT_TRUE(executor_.snooze_and_wait(id, 3));  // earlier
+  expect_one_run_in_ms(3000);
 
   executor_.snooze(id, 1);
-  executor_.snooze(id, 20);  // the last request wins
-  clock_.advance_seconds(19);
-  EXPECT_EQ(executor_.run_ready(), 0u);
-  clock_.advance_seconds(1);
-  EXPECT_EQ(executor_.run_ready(), 1u);
+  executor_.snooze(id, 20);  // later: the last request wins
+  expect_one_run_in_ms(20'000);
   EXPECT_EQ(task->runs, 2);
 }
 
-TEST_F(ManualExecutorTest, SnoozeOfAQueuedTaskPostponesIt) {
+TEST_F(ManualExecutorTest, SnoozeOfADueTaskPostponesIt) {
   auto task = std::make_shared<LambdaTask>(run_once_only);
   const TaskId id = executor_.schedule(task, 1);
   clock_.advance_seconds(1);
   executor_.snooze(id, 5);
-  EXPECT_EQ(executor_.run_ready(), 0u);
-  clock_.advance_seconds(5);
-  EXPECT_EQ(executor_.run_ready(), 1u);
+  expect_one_run_in_ms(5000);
 }
 
 TEST_F(ManualExecutorTest, CancelledTaskNeverRunsAndLaterRequestsAreHarmless) {

@@ -36,7 +36,7 @@ bool RequestInbox::take(std::vector<Request>& batch, int64_t deadline_ms) {
     }
     sleeping_ = false;
   }
-  if (closed_) return false;
+  if (closed_ && pending_.empty()) return false;
   batch.swap(pending_);
   const bool wake_posters = blocked_posters_ > 0;
   lock.unlock();

@@ -36,10 +36,11 @@ class RequestInbox {
   bool post(Request&& request);
 
   // Swaps the waiting requests into `batch` (which must be empty), first sleeping until
-  // there are some or the steady-clock deadline_ms passes. Returns false once closed.
+  // there are some or the steady-clock deadline_ms passes. Returns false once closed and
+  // every request posted before close() has been taken.
   bool take(std::vector<Request>& batch, int64_t deadline_ms);
 
-  // Makes take() return false from now on.
+  // Refuses further posts; take() returns false once the backlog is taken.
   void close();
 
  private:

@@ -53,6 +53,18 @@ TEST(RequestInboxTest, CloseEndsTakingAndPosting) {
   EXPECT_FALSE(inbox.post({.kind = Request::Kind::Barrier}));
 }
 
+TEST(RequestInboxTest, RequestsPostedBeforeCloseAreStillTaken) {
+  RequestInbox inbox;
+  ASSERT_TRUE(inbox.post({.kind = Request::Kind::Wake, .id = 7}));
+  inbox.close();
+  std::vector<Request> batch;
+  ASSERT_TRUE(inbox.take(batch, kNeverMs));
+  ASSERT_EQ(batch.size(), 1u);
+  EXPECT_EQ(batch[0].id, 7u);
+  batch.clear();
+  EXPECT_FALSE(inbox.take(batch, kNeverMs));
+}
+
 TEST(RequestInboxTest, PosterThatOutrunsTheTakerWaitsForRoom) {
   RequestInbox inbox;
   Flag filled, finished;
