@@ -5,6 +5,7 @@
 #include <rapidjson/document.h>
 
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -176,6 +177,27 @@ TEST(FrameVectorFile, CoversEveryResult) {
   int counts[4] = {};
   for (const auto& v : load_frame_vectors()) ++counts[static_cast<int>(v.result)];
   for (int c : counts) EXPECT_GT(c, 0);
+}
+
+TEST(Codec, RandomBuffersDecodeWithinTheirBounds) {
+  std::mt19937 rng(2026);
+  const uint8_t magics[] = {0x80, 0x81, 0x08, 0x18, 0x82, 0x83, 0x00};
+  int ok = 0;
+  for (int i = 0; i < 50000; ++i) {
+    Bytes buffer(rng() % 64);
+    for (auto& b : buffer) b = static_cast<uint8_t>(rng() % 4 == 0 ? rng() : rng() % 8);
+    if (!buffer.empty()) buffer[0] = magics[rng() % 7];
+    if (buffer.size() >= kHeaderSize && rng() % 2 == 0) {  // a body length that may fit
+      store_be32(buffer.data() + 8, static_cast<uint32_t>(rng() % 48));
+    }
+    Frame frame;
+    if (decode_frame(buffer, frame) != DecodeResult::Ok) continue;
+    ++ok;
+    ASSERT_LE(frame.size(), buffer.size());
+    EXPECT_EQ(frame.framing_extras.data(), buffer.data() + kHeaderSize);
+    EXPECT_EQ(frame.value.data() + frame.value.size(), buffer.data() + frame.size());
+  }
+  EXPECT_GT(ok, 100);
 }
 
 TEST(Codec, DecodeHeaderSplitsKeyLengthOnlyForAltMagic) {
