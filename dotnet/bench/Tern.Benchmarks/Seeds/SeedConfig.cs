@@ -5,8 +5,8 @@ using BenchmarkDotNet.Jobs;
 namespace Tern.Benchmarks.Seeds;
 
 /// <summary>
-/// One short job for every seed table, so `make bench-seeds` finishes in about 3 minutes on a
-/// 2-core machine: one launch, 3 warm-up and 10 measured iterations of about 250 ms each.
+/// One short job for every seed table, so `make bench-seeds` finishes in about 4 minutes on a
+/// 2-core machine: one launch, 3 warm-up and 20 measured iterations of about 250 ms each.
 /// On a quiet machine that settles the ratios to a few hundredths; on a loaded one read the
 /// RatioSD column, or pass `--job default` for BenchmarkDotNet's full-length runs.
 /// </summary>
@@ -18,7 +18,7 @@ public static class SeedConfig
                 .WithId("Seed")
                 .WithLaunchCount(1)
                 .WithWarmupCount(3)
-                .WithIterationCount(10)
+                .WithIterationCount(20)
                 .WithIterationTime(Perfolizer.Horology.TimeInterval.FromMilliseconds(250))
                 .AsDefault())
             .AddExporter(MarkdownExporter.GitHub)
