@@ -161,7 +161,6 @@ class Engine {
   // The CAS a plain GET reports for a locked item.
   static constexpr uint64_t kLockedCas = ~uint64_t{0};
 
- public:
   struct Impl;  // opaque: defined in engine_impl.h for the engine's own files
 
  private:

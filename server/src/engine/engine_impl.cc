@@ -28,10 +28,8 @@ Engine::Impl::Impl(const Config& config, const Clock& clock_in)
   for (size_t i = 0; i < shard_count; ++i) shards[i].index = i;
 }
 
-size_t Engine::Impl::settle_flush(Shard& shard, std::unique_lock<std::mutex>& lock,
-                                  int64_t now) {
-  const uint64_t word = flush_word.load(std::memory_order_acquire);
-  if (word == shard.applied_flush) return 0;
+size_t Engine::Impl::apply_flush(Shard& shard, std::unique_lock<std::mutex>& lock, int64_t now,
+                                 uint64_t word) {
   const int64_t deadline = origin_ms + static_cast<int64_t>(word >> kFlushSequenceBits);
   if (now < deadline) return 0;
   size_t dropped = 0;
@@ -66,8 +64,7 @@ size_t Engine::Impl::remove_slot(Shard& shard, size_t index, ItemPtr& removed) {
   return charge;
 }
 
-void Engine::Impl::signal_pressure_if_needed(uint64_t mem_used_now, int64_t now) {
-  if (mem_used_now <= high_watermark) return;
+void Engine::Impl::signal_pressure(int64_t now) {
   int64_t last = last_pressure_signal_ms.load(std::memory_order_relaxed);
   if (now - last < kPressureIntervalMs) return;
   if (!last_pressure_signal_ms.compare_exchange_strong(last, now)) return;

@@ -67,7 +67,12 @@ struct Engine::Impl {
 
   // Applies a flush whose time has come to `shard` and returns the items it dropped. The
   // lock is held on entry and exit but released while the dropped items are destroyed.
-  size_t settle_flush(Shard& shard, std::unique_lock<std::mutex>& lock, int64_t now);
+  size_t settle_flush(Shard& shard, std::unique_lock<std::mutex>& lock, int64_t now) {
+    const uint64_t word = flush_word.load(std::memory_order_acquire);
+    return word == shard.applied_flush ? 0 : apply_flush(shard, lock, now, word);
+  }
+  size_t apply_flush(Shard& shard, std::unique_lock<std::mutex>& lock, int64_t now,
+                     uint64_t word);
 
   // The index of the slot holding a live `key`, or HashTable::npos. An expired item found
   // on the way is removed into `graveyard` so the caller can destroy it after unlocking.
@@ -80,7 +85,10 @@ struct Engine::Impl {
 
   // Tells the pressure listener, at most once per interval, when memory is over the high
   // watermark. Call with no shard lock held.
-  void signal_pressure_if_needed(uint64_t mem_used_now, int64_t now);
+  void signal_pressure_if_needed(uint64_t mem_used_now, int64_t now) {
+    if (mem_used_now > high_watermark) signal_pressure(now);
+  }
+  void signal_pressure(int64_t now);
 
   const Clock& clock;
   const size_t shard_count;
