@@ -1,5 +1,6 @@
 #pragma once
 // Engine internals shared by the files that implement Engine (engine.cc: the commands;
+// engine_impl.cc: construction, lookup, expiry and accounting primitives;
 // engine_maintenance.cc: flush, purge, eviction, memory and stats).
 
 #include <array>
