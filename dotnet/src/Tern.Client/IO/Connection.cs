@@ -229,6 +229,9 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
             {
                 var result = await reader.ReadAsync().ConfigureAwait(false);
                 var buffer = result.Buffer;
+                // Counted before the syscall: a request that may have reached the server must be
+                // reported as sent (its timeout is ambiguous), never the other way round.
+                Interlocked.Add(ref _bytesSent, buffer.Length);
                 foreach (var segment in buffer)
                 {
                     var remaining = segment;
@@ -239,7 +242,6 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
                         Interlocked.Increment(ref _sendCalls);
                     }
                 }
-                Interlocked.Add(ref _bytesSent, buffer.Length);
                 reader.AdvanceTo(buffer.End);
                 if (result.IsCompleted || result.IsCanceled)
                     return;

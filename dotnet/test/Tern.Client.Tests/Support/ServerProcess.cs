@@ -60,8 +60,30 @@ public sealed partial class ServerProcess : IAsyncDisposable
         return new ServerProcess("ternd", process, port);
     }
 
-    /// <summary>SIGSTOP: the process keeps its socket but stops answering.</summary>
-    public void Pause() => Signal(SigStop);
+    /// <summary>SIGSTOP: the process keeps its socket but stops answering. Returns once every thread has stopped.</summary>
+    public void Pause()
+    {
+        Signal(SigStop);
+        var watch = Stopwatch.StartNew();
+        while (!AllThreadsStopped())
+        {
+            if (watch.Elapsed > StartTimeout)
+                throw new InvalidOperationException($"{_kind} (pid {_process.Id}) did not stop after SIGSTOP");
+            Thread.Sleep(1);
+        }
+    }
+
+    private bool AllThreadsStopped()
+    {
+        foreach (var task in System.IO.Directory.GetDirectories($"/proc/{_process.Id}/task"))
+        {
+            // The state follows the parenthesised command name in /proc/<pid>/task/<tid>/stat.
+            var stat = File.ReadAllText(Path.Combine(task, "stat"));
+            if (stat[stat.LastIndexOf(')') + 2] != 'T')
+                return false;
+        }
+        return true;
+    }
 
     /// <summary>SIGCONT after <see cref="Pause"/>.</summary>
     public void Resume() => Signal(SigCont);
