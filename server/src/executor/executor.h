@@ -5,8 +5,9 @@
 //
 // Rules: a task is never queued or run twice at once; a wake that arrives while the task
 // runs makes it run again as soon as the run ends; a wake, snooze or cancel naming a task
-// that is cancelled or has ended does nothing. Every method is thread-safe and may be
-// called from inside a task's run(), except unregister() for the running task's own owner.
+// that is cancelled or has ended does nothing. Every method may be called from inside a
+// task's run(), except unregister() for the running task's own owner (it would wait for
+// itself). ExecutorPool's methods are thread-safe; ManualExecutor's are single-threaded.
 
 #include <memory>
 #include <string>
