@@ -35,6 +35,10 @@ public class StopwatchBenchmarks
         return _op.Lightweight.Elapsed;
     }
 
+    /// <summary>One read of the high-resolution clock: the floor under two of them.</summary>
+    [Benchmark]
+    public long OneClockRead() => System.Diagnostics.Stopwatch.GetTimestamp();
+
     [Benchmark]
     public TimeSpan CoarseStopwatch()
     {
