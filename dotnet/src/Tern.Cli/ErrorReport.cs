@@ -16,6 +16,8 @@ public static class ErrorReport
         {
             case UsageException usage:
                 return (usage.Message + " (see `tern --help`)", ExitCodes.Usage);
+            case InvalidArgumentException invalid:
+                return (invalid.Message, ExitCodes.Usage);
             case AmbiguousTimeoutException timeout:
                 return ($"{server}: {timeout.Message} — the change may or may not have been applied", ExitCodes.Unreachable);
             case TimeoutException timeout:

@@ -8,7 +8,7 @@ public static class ExitCodes
     /// <summary>The server answered and refused: not found, exists, CAS mismatch, locked, not a number...</summary>
     public const int OperationFailed = 1;
 
-    /// <summary>The command line is wrong.</summary>
+    /// <summary>The command line is wrong, or names a key the protocol cannot carry.</summary>
     public const int Usage = 2;
 
     /// <summary>The server could not be reached, the connection broke, or the operation timed out.</summary>

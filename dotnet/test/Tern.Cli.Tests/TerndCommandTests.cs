@@ -100,6 +100,15 @@ public sealed class TerndCommandTests(TerndFixture ternd) : IClassFixture<TerndF
     }
 
     [Fact]
+    public async Task AKeyTooLongForTheProtocolIsAUsageError()
+    {
+        var run = await Run("set", new string('k', 251), "v");
+
+        Assert.Equal(ExitCodes.Usage, run.ExitCode);
+        Assert.Contains("longer than 250 UTF-8 bytes", run.Error);
+    }
+
+    [Fact]
     public async Task StatsCountsTheItemsStored()
     {
         await Run("set", NewKey(), "v");
