@@ -51,7 +51,7 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
         Name = $"{endpoint}#{Interlocked.Increment(ref s_nextId)}";
         _slots = new SemaphoreSlim(settings.MaxInFlight);
         _sendPipe = new Pipe(new PipeOptions(
-            readerScheduler: PipeScheduler.ThreadPool,
+            readerScheduler: new ReusableWorkItemScheduler(),
             writerScheduler: PipeScheduler.Inline,
             pauseWriterThreshold: 0,
             resumeWriterThreshold: 0,

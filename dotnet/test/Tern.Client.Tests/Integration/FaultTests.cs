@@ -5,10 +5,15 @@ using TimeoutException = Tern.Client.Exceptions.TimeoutException;
 
 namespace Tern.Client.Tests.Integration;
 
+/// <summary>Fault tests run alone: their timing bounds must not absorb the load of other tests.</summary>
+[CollectionDefinition(nameof(FaultCollection), DisableParallelization = true)]
+public sealed class FaultCollection;
+
 /// <summary>
 /// A real server process is paused (SIGSTOP) or killed under the client. Each test owns its
 /// server, since it breaks it.
 /// </summary>
+[Collection(nameof(FaultCollection))]
 public abstract class FaultTests
 {
     private static readonly TimeSpan Timeout = TimeSpan.FromMilliseconds(500);
