@@ -11,6 +11,9 @@ public sealed class CliArguments
 
     private static readonly HashSet<string> Flags = ["help", "no-create"];
 
+    private static readonly HashSet<string> ValueOptions =
+        ["server", "timeout", "expiry", "by", "initial", "ops", "concurrency", "value-size"];
+
     private readonly Dictionary<string, string> _options;
 
     private CliArguments(string command, List<string> positionals, Dictionary<string, string> options)
@@ -46,6 +49,8 @@ public sealed class CliArguments
             else if (!onlyPositionals && arg.StartsWith("--", StringComparison.Ordinal) && arg.Length > 2)
             {
                 var (name, value) = SplitOption(arg[2..]);
+                if (!Flags.Contains(name) && !ValueOptions.Contains(name))
+                    throw new UsageException($"unknown option --{name}");
                 if (value is null && !Flags.Contains(name))
                 {
                     if (i + 1 >= args.Count)

@@ -13,6 +13,7 @@ public sealed class CommandLineTests
     [InlineData("get k extra", "unexpected argument 'extra'")]
     [InlineData("get k --server localhost:http", "port must be a number")]
     [InlineData("incr k --by", "option --by needs a value")]
+    [InlineData("set k v --expirey 10", "unknown option --expirey")]
     public async Task UsageErrorsExitWith2AndSayWhatIsWrong(string commandLine, string expected)
     {
         var run = await CliRun.RunAsync(commandLine.Split(' '));
