@@ -5,15 +5,23 @@
 //   TimeoutAddCancel_SnoozeAndWait  snooze_and_wait(): a round trip to the scheduler each
 //   TimeoutAddCancel_SnoozeDrained  snooze(), with every timed batch ending in a barrier, so
 //                                   the time also covers the scheduler applying them all
+// And, on one thread, what the scheduler's side of a snooze costs with two timer designs:
+//   SchedulerSnooze_TaskTable       the pool's TaskTable (indexed heap, lazy push-back)
+//   SchedulerSnooze_AsioTimer       one asio steady_timer per task, re-armed per snooze
 
 #include <benchmark/benchmark.h>
 
+#include <asio.hpp>
+
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <random>
+#include <system_error>
 #include <vector>
 
 #include "executor/executor_pool.h"
+#include "executor/task_table.h"
 
 namespace tern::executor {
 namespace {
@@ -27,6 +35,10 @@ class TimeoutTask final : public Task {
     return true;
   }
 };
+
+double random_timeout_seconds(std::minstd_rand& random) {
+  return std::uniform_real_distribution<double>(10.0, 30.0)(random);
+}
 
 ExecutorPool& shared_pool() {
   static ExecutorPool pool(PoolConfig{.threads = {1, 1, 1, 1}});
@@ -52,7 +64,7 @@ class ThreadTimeouts {
     cursor_ = cursor_ + 1 == ids_.size() ? 0 : cursor_ + 1;
     return id;
   }
-  double timeout_seconds() { return seconds_(random_); }
+  double timeout_seconds() { return random_timeout_seconds(random_); }
 
  private:
   static inline std::atomic<OwnerId> next_owner_{1};
@@ -60,7 +72,6 @@ class ThreadTimeouts {
   std::vector<TaskId> ids_;
   size_t cursor_ = 0;
   std::minstd_rand random_;
-  std::uniform_real_distribution<double> seconds_{10.0, 30.0};
 };
 
 void TimeoutAddCancel_Snooze(benchmark::State& state) {
@@ -93,6 +104,53 @@ void TimeoutAddCancel_SnoozeDrained(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+// Both timer benchmarks let due work run every kBatch snoozes, as the scheduler does
+// between batches of requests.
+constexpr int kSchedulerBatch = 1024;
+
+void SchedulerSnooze_TaskTable(benchmark::State& state) {
+  const auto count = static_cast<TaskId>(state.range(0));
+  TaskTable table(SystemClock::instance(), [](const std::shared_ptr<Task>&) {});
+  for (TaskId id = 1; id <= count; ++id) {
+    auto task = std::make_shared<TimeoutTask>(kServerOwner);
+    TaskTable::claim(*task, id);
+    table.add(std::move(task), kForever);
+  }
+  std::minstd_rand random(1);
+  TaskId next = 0;
+  for (auto _ : state) {
+    table.snooze(next + 1, random_timeout_seconds(random));
+    next = next + 1 == count ? 0 : next + 1;
+    if (next % kSchedulerBatch == 0) benchmark::DoNotOptimize(table.dispatch_due());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void SchedulerSnooze_AsioTimer(benchmark::State& state) {
+  const auto count = static_cast<size_t>(state.range(0));
+  asio::io_context io;
+  std::vector<std::unique_ptr<asio::steady_timer>> timers;
+  auto on_timer = [](std::error_code) {};
+  for (size_t i = 0; i < count; ++i) {
+    timers.push_back(std::make_unique<asio::steady_timer>(io));
+    timers.back()->expires_at(asio::steady_timer::time_point::max());
+    timers.back()->async_wait(on_timer);
+  }
+  std::minstd_rand random(1);
+  size_t next = 0;
+  for (auto _ : state) {
+    asio::steady_timer& timer = *timers[next];
+    // Re-arming cancels the pending wait, whose handler then runs with operation_aborted.
+    timer.expires_after(std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::duration<double>(random_timeout_seconds(random))));
+    timer.async_wait(on_timer);
+    next = next + 1 == count ? 0 : next + 1;
+    if (next % kSchedulerBatch == 0) io.poll();
+  }
+  io.poll();
+  state.SetItemsProcessed(state.iterations());
+}
+
 void timeouts_args(benchmark::internal::Benchmark* bench) {
   bench->ArgName("Timeouts")->Arg(1000)->Arg(4096)->Arg(30000)->ThreadRange(1, 16)->UseRealTime();
 }
@@ -100,6 +158,8 @@ void timeouts_args(benchmark::internal::Benchmark* bench) {
 BENCHMARK(TimeoutAddCancel_Snooze)->Apply(timeouts_args);
 BENCHMARK(TimeoutAddCancel_SnoozeAndWait)->Apply(timeouts_args);
 BENCHMARK(TimeoutAddCancel_SnoozeDrained)->Apply(timeouts_args);
+BENCHMARK(SchedulerSnooze_TaskTable)->ArgName("Timeouts")->Arg(30000);
+BENCHMARK(SchedulerSnooze_AsioTimer)->ArgName("Timeouts")->Arg(30000);
 
 }  // namespace
 }  // namespace tern::executor
