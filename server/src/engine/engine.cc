@@ -46,13 +46,17 @@ void copy_metadata(const Item& from, Item& to) {
   to.expiry_ms = from.expiry_ms;
 }
 
-// The one path every mutation takes: look the key up, enforce the lock and CAS rules, let
-// `decide` compute the change from the live item (null ItemPtr when absent), then charge
-// the memory and publish the change, all under the shard lock so it is seen whole or not
-// at all. `command` (unless Counter::Count) counts every attempt.
+// Freed beyond a full write's shortfall, so that the next writes do not each evict inline.
+constexpr size_t kInlineEvictionSlack = 64 * 1024;
+
+// One attempt at a mutation: look the key up, enforce the lock and CAS rules, let `decide`
+// compute the change from the live item (null ItemPtr when absent), then charge the memory
+// and publish the change, all under the shard lock so it is seen whole or not at all.
+// `command` (unless Counter::Count) counts the attempt. On Enomem, `shortfall` is how many
+// bytes the change lacked.
 template <class Decide>
-Applied mutate(Engine::Impl& impl, std::string_view key, uint64_t cas, Counter command,
-               Decide&& decide) {
+Applied mutate_once(Engine::Impl& impl, std::string_view key, uint64_t cas, Counter command,
+                    Decide& decide, size_t& shortfall) {
   static const ItemPtr kAbsent;
   ItemPtr replaced;  // destroyed after the lock is released
   uint64_t mem_after = 0;
@@ -88,6 +92,7 @@ Applied mutate(Engine::Impl& impl, std::string_view key, uint64_t cas, Counter c
       mem_after = impl.mem_used.fetch_add(delta, std::memory_order_relaxed) + delta;
       if (mem_after > impl.memory_quota) {
         impl.mem_used.fetch_sub(delta, std::memory_order_relaxed);
+        shortfall = static_cast<size_t>(mem_after - impl.memory_quota);
         return rejected(Status::Enomem);
       }
     } else if (delta < 0) {
@@ -115,6 +120,20 @@ Applied mutate(Engine::Impl& impl, std::string_view key, uint64_t cas, Counter c
     return {Status::Success, new_cas, nullptr};
   }();
   impl.signal_pressure_if_needed(mem_after, now);
+  return applied;
+}
+
+// The one path every mutation takes. A change that does not fit in the quota evicts what it
+// lacks (outside any shard lock) and is retried once, when the engine is set to.
+template <class Decide>
+Applied mutate(Engine::Impl& impl, std::string_view key, uint64_t cas, Counter command,
+               Decide&& decide) {
+  size_t shortfall = 0;
+  Applied applied = mutate_once(impl, key, cas, command, decide, shortfall);
+  if (applied.status == Status::Enomem && impl.evict_when_full &&
+      impl.evict(shortfall + kInlineEvictionSlack) >= shortfall) {
+    applied = mutate_once(impl, key, cas, Counter::Count, decide, shortfall);
+  }
   return applied;
 }
 

@@ -29,6 +29,9 @@ struct Config {
   // should then evict down to the low watermark. Percentages of memory_quota_bytes.
   uint32_t high_watermark_percent = 85;
   uint32_t low_watermark_percent = 75;
+  // A write that does not fit evicts what it needs inline, then retries once, so writes keep
+  // succeeding even when the pager falls behind. Off: such a write fails with Enomem.
+  bool evict_when_full = true;
 };
 
 struct GetResult {
@@ -106,7 +109,7 @@ class Engine {
   // SET/ADD/REPLACE. cas != 0 requires a match (KeyEexists on mismatch, KeyEnoent if
   // absent). Add on an existing key: KeyEexists. Replace on a missing key: KeyEnoent. A
   // locked item accepts only a mutation carrying its lock CAS (else Locked), which unlocks
-  // it. Value over max_item_size: E2big. Over the memory quota with nothing to free: Enomem.
+  // it. Value over max_item_size: E2big. Over the quota with nothing evictable: Enomem.
   MutationResult store(StoreMode mode, std::string_view key, std::string_view value,
                        uint32_t flags, uint32_t expiry, uint8_t datatype, uint64_t cas);
 
@@ -139,8 +142,12 @@ class Engine {
 
   size_t shard_count() const;
 
-  // Removes expired and flushed items from one shard, visiting at most max_visits slots and
-  // resuming where the previous call on that shard stopped. Returns the items removed.
+  // Slots in one shard's table now (a sweep covers the shard after this many visits).
+  size_t shard_capacity(size_t shard) const;
+
+  // Removes expired and flushed items from one shard, advancing over at most max_visits
+  // slots and resuming where the previous call on that shard stopped, so shard_capacity()
+  // visits sweep the whole shard. Returns the items removed.
   size_t purge_expired(size_t shard, size_t max_visits);
 
   // Frees at least bytes_to_free bytes if it can by evicting the least recently used

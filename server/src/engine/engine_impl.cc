@@ -22,6 +22,7 @@ Engine::Impl::Impl(const Config& config, const Clock& clock_in)
       memory_quota(config.memory_quota_bytes),
       high_watermark(config.memory_quota_bytes * config.high_watermark_percent / 100),
       low_watermark(config.memory_quota_bytes * config.low_watermark_percent / 100),
+      evict_when_full(config.evict_when_full),
       origin_ms(clock_in.steady_ms()),
       shards(new Shard[shard_count]),
       last_pressure_signal_ms(std::numeric_limits<int64_t>::min() / 2) {
@@ -95,5 +96,12 @@ int64_t Engine::expiry_deadline_ms(uint32_t expiry) const {
 }
 
 size_t Engine::shard_count() const { return impl_->shard_count; }
+
+size_t Engine::shard_capacity(size_t shard) const {
+  if (shard >= impl_->shard_count) return 0;
+  Shard& target = impl_->shards[shard];
+  std::lock_guard lock(target.mutex);
+  return target.table.capacity();
+}
 
 }  // namespace tern::engine

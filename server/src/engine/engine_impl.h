@@ -91,12 +91,17 @@ struct Engine::Impl {
   }
   void signal_pressure(int64_t now);
 
+  // Evicts least recently used unlocked items until bytes_to_free are freed or nothing
+  // more can be; returns the bytes freed. Call with no shard lock held.
+  size_t evict(size_t bytes_to_free);
+
   const Clock& clock;
   const size_t shard_count;
   const unsigned shard_bits;
   const uint64_t memory_quota;
   const uint64_t high_watermark;
   const uint64_t low_watermark;
+  const bool evict_when_full;
   const int64_t origin_ms;  // the steady clock at construction; flush words count from it
   std::unique_ptr<Shard[]> shards;
 

@@ -126,7 +126,9 @@ size_t Engine::purge_expired(size_t shard_index, size_t max_visits) {
   const size_t flushed = impl_->settle_flush(shard, lock, now);
   const size_t capacity = shard.table.capacity();
   size_t i = shard.purge_cursor & (capacity - 1);
-  for (size_t visits = std::min(max_visits, capacity); visits > 0; --visits) {
+  // Only advancing counts as a visit, so `capacity` visits cover the whole shard; removals
+  // are bounded by the items present.
+  for (size_t visits = std::min(max_visits, capacity); visits > 0;) {
     const Slot& slot = shard.table.at(i);
     if (slot.item && Impl::is_expired(*slot.item, now)) {
       // Erasing may move a later item into slot i, so look at i again.
@@ -136,21 +138,24 @@ size_t Engine::purge_expired(size_t shard_index, size_t max_visits) {
       continue;
     }
     i = (i + 1) & (capacity - 1);
+    --visits;
   }
   shard.purge_cursor = i;
   return flushed + purged.size();
 }
 
-size_t Engine::evict(size_t bytes_to_free) {
+size_t Engine::evict(size_t bytes_to_free) { return impl_->evict(bytes_to_free); }
+
+size_t Engine::Impl::evict(size_t bytes_to_free) {
   size_t freed = 0;
   // Two rounds guided by sampled access times, then a last one that takes anything
   // unlocked rather than fail while there is memory to free.
   constexpr int kRounds = 3;
   for (int round = 0; round < kRounds && freed < bytes_to_free; ++round) {
     const int64_t cutoff = round + 1 < kRounds
-                               ? estimate_eviction_cutoff(*impl_, bytes_to_free - freed)
+                               ? estimate_eviction_cutoff(*this, bytes_to_free - freed)
                                : std::numeric_limits<int64_t>::max();
-    freed += evict_used_before(*impl_, cutoff, bytes_to_free - freed);
+    freed += evict_used_before(*this, cutoff, bytes_to_free - freed);
   }
   return freed;
 }
