@@ -112,6 +112,19 @@ TEST_F(ManualExecutorTest, WakeDuringRunMakesItRunAgainDespiteItsOwnSnooze) {
   EXPECT_EQ(executor_.run_ready(), 0u);
 }
 
+TEST_F(ManualExecutorTest, SnoozeAfterAWakeDuringTheSameRunWins) {
+  TaskId id = 0;
+  auto task = std::make_shared<LambdaTask>([&](LambdaTask&) {
+    executor_.wake(id);
+    executor_.snooze(id, 5);
+    return true;
+  });
+  id = executor_.schedule(task);
+  EXPECT_EQ(executor_.run_ready(), 1u);
+  EXPECT_EQ(task->state(), TaskState::Snoozed);
+  expect_one_run_in_ms(5000);
+}
+
 TEST_F(ManualExecutorTest, WakeWhileQueuedIsServedByThePendingRun) {
   auto task = std::make_shared<LambdaTask>(sleep_until_woken);
   const TaskId id = executor_.schedule(task, kForever);

@@ -57,8 +57,13 @@ bool TaskTable::snooze(TaskId id, double seconds) {
   if (!record) return false;
   record->task->waketime_ms_.store(waketime_after(clock_.steady_ms(), seconds),
                                    std::memory_order_release);
-  // A busy task picks up its new waketime when its run ends.
-  if (!record->busy) sleep_until_waketime(*record);
+  if (record->busy) {
+    // It sleeps until the new waketime when its run ends; the latest request wins over a
+    // wake that came earlier during the same run.
+    record->task->wake_requested_.store(false, std::memory_order_relaxed);
+  } else {
+    sleep_until_waketime(*record);
+  }
   return true;
 }
 
