@@ -12,23 +12,23 @@ public sealed class BinaryCollection
 
     /// <summary>Adds to a decimal counter; by default a missing counter is created with <see cref="CounterOptions.Initial"/>.</summary>
     public ValueTask<CounterResult> IncrementAsync(string key, CounterOptions? options = null) =>
-        Count(Opcode.Increment, key, options ?? CounterOptions.Default);
+        Count(Opcode.Increment, key, options ?? Defaults<CounterOptions>.Value);
 
     /// <summary>Subtracts from a decimal counter, stopping at zero.</summary>
     public ValueTask<CounterResult> DecrementAsync(string key, CounterOptions? options = null) =>
-        Count(Opcode.Decrement, key, options ?? CounterOptions.Default);
+        Count(Opcode.Decrement, key, options ?? Defaults<CounterOptions>.Value);
 
     /// <summary>Appends bytes to an existing document; <see cref="Exceptions.DocumentNotFoundException"/> if it does not exist.</summary>
     public ValueTask<MutationResult> AppendAsync(string key, ReadOnlyMemory<byte> value, AdjoinOptions? options = null)
     {
-        options ??= AdjoinOptions.Default;
+        options ??= Defaults<AdjoinOptions>.Value;
         return _collection.Mutate(Opcode.Append, key, default, options.Cas, value.Span, options);
     }
 
     /// <summary>Prepends bytes to an existing document; <see cref="Exceptions.DocumentNotFoundException"/> if it does not exist.</summary>
     public ValueTask<MutationResult> PrependAsync(string key, ReadOnlyMemory<byte> value, AdjoinOptions? options = null)
     {
-        options ??= AdjoinOptions.Default;
+        options ??= Defaults<AdjoinOptions>.Value;
         return _collection.Mutate(Opcode.Prepend, key, default, options.Cas, value.Span, options);
     }
 

@@ -44,7 +44,7 @@ public sealed class Cluster : IAsyncDisposable
             .Select(n => new NodePool(n.Host, n.Port, options.MinConnectionsPerNode, options.MaxConnectionsPerNode,
                 options.ReconnectBackoffMin, options.ReconnectBackoffMax, settings))
             .ToArray();
-        var cluster = new Cluster(options, nodes, new KetamaLocator(nodes.Select(n => n.Endpoint).ToArray()), orphans);
+        var cluster = new Cluster(options, nodes, new KetamaLocator(parsed.Nodes), orphans);
         var failures = await Task.WhenAll(nodes.Select(async node =>
         {
             try

@@ -35,15 +35,15 @@ public sealed class Collection
 
     /// <summary>Reads a document; <see cref="Exceptions.DocumentNotFoundException"/> if it does not exist.</summary>
     public ValueTask<GetResult> GetAsync(string key, GetOptions? options = null) =>
-        Read(Opcode.Get, key, 0, missIsResult: false, options ?? GetOptions.Default);
+        Read(Opcode.Get, key, 0, missIsResult: false, options ?? Defaults<GetOptions>.Value);
 
     /// <summary>Reads a document; a missing one is a normal result with <see cref="GetResult.Found"/> false.</summary>
     public ValueTask<GetResult> TryGetAsync(string key, GetOptions? options = null) =>
-        Read(Opcode.Get, key, 0, missIsResult: true, options ?? GetOptions.Default);
+        Read(Opcode.Get, key, 0, missIsResult: true, options ?? Defaults<GetOptions>.Value);
 
     /// <summary>Reads a document and sets its expiry.</summary>
     public ValueTask<GetResult> GetAndTouchAsync(string key, TimeSpan expiry, GetAndTouchOptions? options = null) =>
-        Read(Opcode.GetAndTouch, key, Expiry.ToWire(expiry), missIsResult: false, options ?? GetAndTouchOptions.Default);
+        Read(Opcode.GetAndTouch, key, Expiry.ToWire(expiry), missIsResult: false, options ?? Defaults<GetAndTouchOptions>.Value);
 
     /// <summary>
     /// Reads and write-locks a document for <paramref name="lockTime"/> (or until unlocked, or replaced with the
@@ -51,39 +51,39 @@ public sealed class Collection
     /// <see cref="Exceptions.FeatureNotAvailableException"/>.
     /// </summary>
     public ValueTask<GetResult> GetAndLockAsync(string key, TimeSpan lockTime, GetAndLockOptions? options = null) =>
-        Read(Opcode.GetLocked, key, (uint)Math.Ceiling(lockTime.TotalSeconds), missIsResult: false, options ?? GetAndLockOptions.Default);
+        Read(Opcode.GetLocked, key, (uint)Math.Ceiling(lockTime.TotalSeconds), missIsResult: false, options ?? Defaults<GetAndLockOptions>.Value);
 
     /// <summary>
     /// Whether the document exists. Implemented with GET, which every memcached-protocol server has
     /// (plain memcached lacks GET_META): the value crosses the network but is not copied or decoded.
     /// </summary>
     public ValueTask<ExistsResult> ExistsAsync(string key, ExistsOptions? options = null) =>
-        Send(ExistsOperation.Create(key, _collectionId), options ?? ExistsOptions.Default);
+        Send(ExistsOperation.Create(key, _collectionId), options ?? Defaults<ExistsOptions>.Value);
 
     /// <summary>Stores a document whether or not it exists.</summary>
     public ValueTask<MutationResult> UpsertAsync<T>(string key, T value, UpsertOptions? options = null) =>
-        Store(Opcode.Set, key, value, null, options ?? UpsertOptions.Default);
+        Store(Opcode.Set, key, value, null, options ?? Defaults<UpsertOptions>.Value);
 
     public ValueTask<MutationResult> UpsertAsync<T>(string key, T value, JsonTypeInfo<T> typeInfo, UpsertOptions? options = null) =>
-        Store(Opcode.Set, key, value, typeInfo, options ?? UpsertOptions.Default);
+        Store(Opcode.Set, key, value, typeInfo, options ?? Defaults<UpsertOptions>.Value);
 
     /// <summary>Stores a new document; <see cref="Exceptions.DocumentExistsException"/> if it exists.</summary>
     public ValueTask<MutationResult> InsertAsync<T>(string key, T value, InsertOptions? options = null) =>
-        Store(Opcode.Add, key, value, null, options ?? InsertOptions.Default);
+        Store(Opcode.Add, key, value, null, options ?? Defaults<InsertOptions>.Value);
 
     public ValueTask<MutationResult> InsertAsync<T>(string key, T value, JsonTypeInfo<T> typeInfo, InsertOptions? options = null) =>
-        Store(Opcode.Add, key, value, typeInfo, options ?? InsertOptions.Default);
+        Store(Opcode.Add, key, value, typeInfo, options ?? Defaults<InsertOptions>.Value);
 
     /// <summary>Replaces an existing document; <see cref="Exceptions.DocumentNotFoundException"/> if it does not exist.</summary>
     public ValueTask<MutationResult> ReplaceAsync<T>(string key, T value, ReplaceOptions? options = null) =>
-        Store(Opcode.Replace, key, value, null, options ?? ReplaceOptions.Default);
+        Store(Opcode.Replace, key, value, null, options ?? Defaults<ReplaceOptions>.Value);
 
     public ValueTask<MutationResult> ReplaceAsync<T>(string key, T value, JsonTypeInfo<T> typeInfo, ReplaceOptions? options = null) =>
-        Store(Opcode.Replace, key, value, typeInfo, options ?? ReplaceOptions.Default);
+        Store(Opcode.Replace, key, value, typeInfo, options ?? Defaults<ReplaceOptions>.Value);
 
     public ValueTask<MutationResult> RemoveAsync(string key, RemoveOptions? options = null)
     {
-        options ??= RemoveOptions.Default;
+        options ??= Defaults<RemoveOptions>.Value;
         return Mutate(Opcode.Delete, key, default, options.Cas, default, options);
     }
 
@@ -92,12 +92,12 @@ public sealed class Collection
     {
         Span<byte> extras = stackalloc byte[4];
         BinaryPrimitives.WriteUInt32BigEndian(extras, Expiry.ToWire(expiry));
-        return Mutate(Opcode.Touch, key, extras, 0, default, options ?? TouchOptions.Default);
+        return Mutate(Opcode.Touch, key, extras, 0, default, options ?? Defaults<TouchOptions>.Value);
     }
 
     /// <summary>Releases a lock taken by <see cref="GetAndLockAsync"/>, given the CAS it returned.</summary>
     public ValueTask<MutationResult> UnlockAsync(string key, ulong cas, UnlockOptions? options = null) =>
-        Mutate(Opcode.UnlockKey, key, default, cas, default, options ?? UnlockOptions.Default);
+        Mutate(Opcode.UnlockKey, key, default, cas, default, options ?? Defaults<UnlockOptions>.Value);
 
     internal ValueTask<MutationResult> Mutate(Opcode opcode, string key, ReadOnlySpan<byte> extras, ulong cas,
         ReadOnlySpan<byte> value, OperationOptions options)

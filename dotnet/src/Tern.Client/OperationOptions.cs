@@ -18,25 +18,13 @@ public abstract record TranscodingOptions : OperationOptions
     public ITypeTranscoder? Transcoder { get; init; }
 }
 
-public sealed record GetOptions : TranscodingOptions
-{
-    internal static readonly GetOptions Default = new();
-}
+public sealed record GetOptions : TranscodingOptions;
 
-public sealed record GetAndTouchOptions : TranscodingOptions
-{
-    internal static readonly GetAndTouchOptions Default = new();
-}
+public sealed record GetAndTouchOptions : TranscodingOptions;
 
-public sealed record GetAndLockOptions : TranscodingOptions
-{
-    internal static readonly GetAndLockOptions Default = new();
-}
+public sealed record GetAndLockOptions : TranscodingOptions;
 
-public sealed record ExistsOptions : OperationOptions
-{
-    internal static readonly ExistsOptions Default = new();
-}
+public sealed record ExistsOptions : OperationOptions;
 
 /// <summary>Options of Upsert, Insert and Replace.</summary>
 public abstract record StoreOptions : TranscodingOptions
@@ -48,51 +36,30 @@ public abstract record StoreOptions : TranscodingOptions
     public ulong Cas { get; init; }
 }
 
-public sealed record UpsertOptions : StoreOptions
-{
-    internal static readonly UpsertOptions Default = new();
-}
+public sealed record UpsertOptions : StoreOptions;
 
-public sealed record InsertOptions : StoreOptions
-{
-    internal static readonly InsertOptions Default = new();
-}
+public sealed record InsertOptions : StoreOptions;
 
-public sealed record ReplaceOptions : StoreOptions
-{
-    internal static readonly ReplaceOptions Default = new();
-}
+public sealed record ReplaceOptions : StoreOptions;
 
 public sealed record RemoveOptions : OperationOptions
 {
-    internal static readonly RemoveOptions Default = new();
-
     public ulong Cas { get; init; }
 }
 
-public sealed record TouchOptions : OperationOptions
-{
-    internal static readonly TouchOptions Default = new();
-}
+public sealed record TouchOptions : OperationOptions;
 
-public sealed record UnlockOptions : OperationOptions
-{
-    internal static readonly UnlockOptions Default = new();
-}
+public sealed record UnlockOptions : OperationOptions;
 
 /// <summary>Options of Append and Prepend.</summary>
 public sealed record AdjoinOptions : OperationOptions
 {
-    internal static readonly AdjoinOptions Default = new();
-
     public ulong Cas { get; init; }
 }
 
 /// <summary>Options of Increment and Decrement.</summary>
 public sealed record CounterOptions : OperationOptions
 {
-    internal static readonly CounterOptions Default = new();
-
     public ulong Delta { get; init; } = 1;
 
     /// <summary>The value a missing counter is created with; null makes a missing counter fail with <see cref="Exceptions.DocumentNotFoundException"/>.</summary>
@@ -100,4 +67,10 @@ public sealed record CounterOptions : OperationOptions
 
     /// <summary>Expiry of a counter created by this call.</summary>
     public TimeSpan? Expiry { get; init; }
+}
+
+/// <summary>The shared all-defaults instance of an options type, used when a caller passes null.</summary>
+internal static class Defaults<T> where T : new()
+{
+    public static readonly T Value = new();
 }

@@ -5,10 +5,12 @@ using System.Text;
 namespace Tern.Client.Locators;
 
 /// <summary>
-/// Ketama consistent hashing as libmemcached does it (weighted-ketama layout, equal weights):
-/// each server gets 160 points on a 32-bit ring, 4 per MD5 digest of "host:port-i" for
-/// i in 0..39; a key goes to the first point at or after the little-endian first 4 bytes of
-/// its own MD5. Adding or removing a server moves only about 1/n of the keys.
+/// Ketama consistent hashing exactly as libmemcached does it (weighted ketama, equal weights),
+/// so keys land on the same servers as for C clients: each server gets 160 points on a 32-bit
+/// ring, 4 per MD5 digest of "host:port-i" for i in 0..39 (libmemcached writes "host-i" when
+/// the port is the default 11211); a key goes to the first point at or after the
+/// little-endian first 4 bytes of its own MD5. Adding or removing a server moves only about
+/// 1/n of the keys.
 /// </summary>
 public sealed class KetamaLocator : IKeyLocator
 {
@@ -18,8 +20,10 @@ public sealed class KetamaLocator : IKeyLocator
     private readonly uint[] _points;
     private readonly int[] _servers;
 
-    /// <param name="servers">"host:port" per node, in node-index order.</param>
-    public KetamaLocator(IReadOnlyList<string> servers)
+    public const int DefaultPort = 11211;
+
+    /// <param name="servers">Host and port per node, in node-index order.</param>
+    public KetamaLocator(IReadOnlyList<(string Host, int Port)> servers)
     {
         if (servers.Count == 0)
             throw new ArgumentException("a ketama ring needs at least one server", nameof(servers));
@@ -30,7 +34,9 @@ public sealed class KetamaLocator : IKeyLocator
         {
             for (var i = 0; i < PointsPerServer / PointsPerDigest; i++)
             {
-                MD5.HashData(Encoding.UTF8.GetBytes($"{servers[server]}-{i}"), digest);
+                var (host, port) = servers[server];
+                var point = port == DefaultPort ? $"{host}-{i}" : $"{host}:{port}-{i}";
+                MD5.HashData(Encoding.UTF8.GetBytes(point), digest);
                 for (var part = 0; part < PointsPerDigest; part++)
                     ring.Add((BinaryPrimitives.ReadUInt32LittleEndian(digest[(part * 4)..]), server));
             }

@@ -8,20 +8,11 @@ namespace Tern.Client.Tests.IO;
 /// <summary>Multiplexing, timeouts, orphans and failures, driven by a scripted fake server.</summary>
 public class ConnectionBehaviourTests
 {
-    private static Task<Cluster> ConnectAsync(FakeServer server, TimeSpan timeout, int maxInFlight = 1024) =>
-        Cluster.ConnectAsync(server.ConnectionString, new ClusterOptions
-        {
-            KvTimeout = timeout,
-            MaxInFlightPerConnection = maxInFlight,
-            MaxConnectionsPerNode = 1,
-        });
-
     [Fact]
     public async Task ResponsesMayArriveInAnyOrder()
     {
-        await using var server = new FakeServer();
-        await using var cluster = await ConnectAsync(server, TimeSpan.FromSeconds(10));
-        var collection = cluster.Bucket("b").DefaultCollection();
+        await using var fake = await FakeCluster.StartAsync(TimeSpan.FromSeconds(10));
+        var (server, cluster, collection) = (fake.Server, fake.Cluster, fake.Collection);
 
         var first = collection.GetAsync("first").AsTask();
         var second = collection.GetAsync("second").AsTask();
@@ -39,10 +30,9 @@ public class ConnectionBehaviourTests
     [Fact]
     public async Task UnansweredOperationsTimeOutSayingWhatHappened()
     {
-        await using var server = new FakeServer();
         var timeout = TimeSpan.FromMilliseconds(700);
-        await using var cluster = await ConnectAsync(server, timeout);
-        var collection = cluster.Bucket("b").DefaultCollection();
+        await using var fake = await FakeCluster.StartAsync(timeout);
+        var (server, cluster, collection) = (fake.Server, fake.Cluster, fake.Collection);
         var watch = Stopwatch.StartNew();
 
         var read = Assert.ThrowsAsync<UnambiguousTimeoutException>(() => collection.GetAsync("silent").AsTask());
@@ -65,9 +55,8 @@ public class ConnectionBehaviourTests
     [Fact]
     public async Task LateResponsesAreCountedAndSummarisedAsOrphans()
     {
-        await using var server = new FakeServer();
-        await using var cluster = await ConnectAsync(server, TimeSpan.FromMilliseconds(200));
-        var collection = cluster.Bucket("b").DefaultCollection();
+        await using var fake = await FakeCluster.StartAsync(TimeSpan.FromMilliseconds(200));
+        var (server, cluster, collection) = (fake.Server, fake.Cluster, fake.Collection);
 
         var late = Assert.ThrowsAsync<UnambiguousTimeoutException>(() => collection.GetAsync("late-key").AsTask());
         var request = (await server.ReceiveAsync(1))[0];
@@ -90,9 +79,8 @@ public class ConnectionBehaviourTests
     [Fact]
     public async Task AFullInFlightQueueTimesOutCallersWithoutSending()
     {
-        await using var server = new FakeServer();
-        await using var cluster = await ConnectAsync(server, TimeSpan.FromMilliseconds(300), maxInFlight: 1);
-        var collection = cluster.Bucket("b").DefaultCollection();
+        await using var fake = await FakeCluster.StartAsync(TimeSpan.FromMilliseconds(300), maxInFlight: 1);
+        var (server, cluster, collection) = (fake.Server, fake.Cluster, fake.Collection);
 
         var occupying = collection.GetAsync("occupying", new GetOptions { Timeout = TimeSpan.FromSeconds(30) }).AsTask();
         var request = (await server.ReceiveAsync(1))[0];
@@ -110,9 +98,8 @@ public class ConnectionBehaviourTests
     [Fact]
     public async Task ADroppedConnectionFailsInFlightOperationsAtOnce()
     {
-        await using var server = new FakeServer();
-        await using var cluster = await ConnectAsync(server, TimeSpan.FromSeconds(30));
-        var collection = cluster.Bucket("b").DefaultCollection();
+        await using var fake = await FakeCluster.StartAsync(TimeSpan.FromSeconds(30));
+        var (server, cluster, collection) = (fake.Server, fake.Cluster, fake.Collection);
         var watch = Stopwatch.StartNew();
 
         var pending = Assert.ThrowsAsync<ConnectionFailedException>(() => collection.UpsertAsync("pending", "v").AsTask());
@@ -128,9 +115,8 @@ public class ConnectionBehaviourTests
     [Fact]
     public async Task CancellationCompletesAnInFlightOperation()
     {
-        await using var server = new FakeServer();
-        await using var cluster = await ConnectAsync(server, TimeSpan.FromSeconds(30));
-        var collection = cluster.Bucket("b").DefaultCollection();
+        await using var fake = await FakeCluster.StartAsync(TimeSpan.FromSeconds(30));
+        var (server, cluster, collection) = (fake.Server, fake.Cluster, fake.Collection);
         using var cancellation = new CancellationTokenSource();
 
         var pending = Assert.ThrowsAnyAsync<OperationCanceledException>(
@@ -141,11 +127,24 @@ public class ConnectionBehaviourTests
     }
 
     [Fact]
+    public async Task ConnectingToNothingFailsNamingTheEndpoint()
+    {
+        var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+        listener.Start();
+        var port = ((System.Net.IPEndPoint)listener.LocalEndpoint).Port;
+        listener.Stop();
+
+        var error = await Assert.ThrowsAsync<NodeUnavailableException>(
+            () => Cluster.ConnectAsync($"memcached://127.0.0.1:{port}"));
+
+        Assert.Contains($"127.0.0.1:{port}", error.Message);
+    }
+
+    [Fact]
     public async Task ServerErrorsBecomeTypedExceptions()
     {
-        await using var server = new FakeServer();
-        await using var cluster = await ConnectAsync(server, TimeSpan.FromSeconds(10));
-        var collection = cluster.Bucket("b").DefaultCollection();
+        await using var fake = await FakeCluster.StartAsync(TimeSpan.FromSeconds(10));
+        var (server, cluster, collection) = (fake.Server, fake.Cluster, fake.Collection);
 
         var locked = Assert.ThrowsAsync<DocumentLockedException>(() => collection.UpsertAsync("locked", "v").AsTask());
         var tooBig = Assert.ThrowsAsync<ValueTooLargeException>(() => collection.UpsertAsync("big", "v").AsTask());

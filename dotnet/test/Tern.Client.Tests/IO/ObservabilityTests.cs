@@ -48,9 +48,8 @@ public sealed class ObservabilityTests : IDisposable
     [Fact]
     public async Task OperationsAreCountedTimedAndTraced()
     {
-        await using var server = new FakeServer();
-        await using var cluster = await Cluster.ConnectAsync(server.ConnectionString);
-        var collection = cluster.Bucket("b").DefaultCollection();
+        await using var fake = await FakeCluster.StartAsync(TimeSpan.FromSeconds(10));
+        var (server, collection) = (fake.Server, fake.Collection);
 
         var get = collection.GetAsync("observed-key").AsTask();
         await server.RespondAsync((await server.ReceiveAsync(1))[0], value: "v");
@@ -64,10 +63,8 @@ public sealed class ObservabilityTests : IDisposable
     [Fact]
     public async Task TimeoutsAreCounted()
     {
-        await using var server = new FakeServer();
-        await using var cluster = await Cluster.ConnectAsync(server.ConnectionString,
-            new ClusterOptions { KvTimeout = TimeSpan.FromMilliseconds(100) });
-        var collection = cluster.Bucket("b").DefaultCollection();
+        await using var fake = await FakeCluster.StartAsync(TimeSpan.FromMilliseconds(100));
+        var collection = fake.Collection;
 
         await Assert.ThrowsAsync<UnambiguousTimeoutException>(() => collection.GetAsync("unanswered").AsTask());
 
