@@ -6,7 +6,7 @@ namespace Tern.Client.Operations;
 /// </summary>
 public static class OperationPool<T> where T : class, new()
 {
-    private static readonly T?[] Items = new T?[Math.Max(16, Environment.ProcessorCount * 8)];
+    private static readonly T?[] Items = new T?[Math.Max(64, Environment.ProcessorCount * 16)];
 
     public static T Rent()
     {

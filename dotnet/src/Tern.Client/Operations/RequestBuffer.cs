@@ -13,7 +13,7 @@ namespace Tern.Client.Operations;
 public sealed class RequestBuffer : IBufferWriter<byte>
 {
     private const int InitialSize = 512;
-    private const int RetainedMaxSize = 64 * 1024;
+    private const int RetainedMaxSize = 16 * 1024;
 
     private byte[] _buffer = [];
     private int _written;
