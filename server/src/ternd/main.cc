@@ -14,7 +14,7 @@
 
 namespace {
 
-constexpr const char* kVersion = "0.1.0";
+constexpr const char* kVersion = "1.0.0-tern";
 
 std::string endpoint_text(const asio::ip::tcp::endpoint& endpoint) {
   auto address = endpoint.address();
@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
     engine_config.memory_quota_bytes = options->memory_mb * 1024 * 1024;
     engine_config.max_item_size = options->max_item_size;
     tern::engine::Engine engine(engine_config);
-    tern::commands::Dispatcher dispatcher(engine);
+    tern::commands::Dispatcher dispatcher(engine, kVersion);
 
     tern::net::ServerConfig server_config;
     server_config.listen = options->listen;

@@ -153,6 +153,7 @@ TEST_F(CommandsTest, StatReportsServerEngineAndSettingsGroups) {
   EXPECT_GE(std::stoul(general["total_connections"]), 1u);
   EXPECT_EQ(general["rejected_connections"], "0");
   EXPECT_TRUE(general.count("curr_items"));
+  EXPECT_EQ(general["version"], client_->call(simple(Opcode::Version)).value);
 
   auto settings = stats("settings");
   EXPECT_EQ(settings["port"], std::to_string(server_->port()));

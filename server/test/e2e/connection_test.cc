@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
 #include <memory>
+#include <random>
 
 #include "protocol/codec.h"
 #include "test_client.h"
@@ -127,6 +127,21 @@ TEST(ConnectionTest, ConnectionsPastTheLimitAreRefused) {
   EXPECT_TRUE(refused.closed_by_peer());
   EXPECT_EQ(stat_value(first, "rejected_connections"), "1");
   EXPECT_EQ(stat_value(first, "curr_connections"), "2");
+}
+
+TEST(ConnectionTest, RandomBytesNeverTakeTheServerDown) {
+  TerndProcess server({"--max-item-size", "4096"});
+  std::mt19937 random(20261121);
+  for (int round = 0; round < 300; ++round) {
+    Client client(server.port());
+    std::vector<uint8_t> bytes(1 + random() % 400);
+    for (auto& byte : bytes) byte = static_cast<uint8_t>(random());
+    if (round % 2 == 0) bytes[0] = 0x80;  // past the magic check half the time
+    if (round % 4 == 0 && bytes.size() > 8) bytes[8] = bytes[9] = bytes[10] = 0;  // small body
+    client.send_bytes(bytes);
+  }
+  Client check(server.port());
+  EXPECT_EQ(check.call(simple(Opcode::Noop)).status, Status::Success);
 }
 
 TEST(ConnectionTest, SigtermStopsTheServerWithExitCodeZero) {

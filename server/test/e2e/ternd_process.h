@@ -1,6 +1,6 @@
 #pragma once
 // A ternd child process for end-to-end tests: started on a free port (found by reading the
-// "listening on" line it logs), stopped with SIGTERM, killed if it outlives the test.
+// "listening on" line it logs) and stopped with SIGTERM at the end, which must end it cleanly.
 
 #include <sys/types.h>
 
@@ -18,7 +18,7 @@ class TerndProcess {
   // Starts TERND_PATH with --port 0 and `args`; waits until it listens (fails the test if
   // it does not within a few seconds).
   explicit TerndProcess(std::vector<std::string> args = {});
-  // Kills the process if it is still running.
+  // Stops the process if it is still running; a failed clean exit fails the test.
   ~TerndProcess();
   TerndProcess(const TerndProcess&) = delete;
   TerndProcess& operator=(const TerndProcess&) = delete;
