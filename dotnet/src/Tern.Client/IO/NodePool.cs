@@ -77,7 +77,11 @@ internal sealed class NodePool : IAsyncDisposable
         return best;
     }
 
-    /// <summary>A live connection, opening one if needed; fails fast during reconnect backoff.</summary>
+    /// <summary>
+    /// A live connection, opening one if needed; fails fast during reconnect backoff, and with a
+    /// timeout when no connection is ready by the operation's deadline (a connect or bootstrap
+    /// step may hang).
+    /// </summary>
     public async ValueTask<Connection> GetConnectionAsync(OperationBase operation)
     {
         while (true)
@@ -85,7 +89,20 @@ internal sealed class NodePool : IAsyncDisposable
             if (TryGetConnection() is { } connection)
                 return connection;
             ThrowIfBackingOff(operation.Key);
-            await ConnectAsync(operation.CancellationToken).ConfigureAwait(false);
+            var remaining = LightweightStopwatch.ToTimeSpan(operation.DeadlineTimestamp - Stopwatch.GetTimestamp());
+            var connecting = ConnectAsync(operation.CancellationToken);
+            try
+            {
+                if (remaining <= TimeSpan.Zero)
+                    throw new System.TimeoutException();
+                await connecting.WaitAsync(remaining, operation.CancellationToken).ConfigureAwait(false);
+            }
+            catch (System.TimeoutException)
+            {
+                // The attempt goes on in the background; its failure is recorded as backoff.
+                _ = connecting.ContinueWith(static t => _ = t.Exception, TaskContinuationOptions.OnlyOnFaulted);
+                throw Timeouts.NoConnection(operation, Endpoint);
+            }
         }
     }
 
@@ -102,7 +119,8 @@ internal sealed class NodePool : IAsyncDisposable
     private async Task ConnectAsync(CancellationToken cancellationToken)
     {
         var connectionsBefore = _connections;
-        await _connectGate.WaitAsync(cancellationToken).ConfigureAwait(false);
+        using var linked = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, _disposed.Token);
+        await _connectGate.WaitAsync(linked.Token).ConfigureAwait(false);
         try
         {
             // Someone else connected while we waited for the gate.
@@ -111,10 +129,9 @@ internal sealed class NodePool : IAsyncDisposable
             Connection connection;
             try
             {
-                using var linked = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, _disposed.Token);
                 connection = await Connection.OpenAsync(_host, _port, _settings, linked.Token).ConfigureAwait(false);
             }
-            catch (Exception e) when (!_disposed.IsCancellationRequested)
+            catch (Exception e) when (!linked.IsCancellationRequested)
             {
                 _lastError = e;
                 Volatile.Write(ref _retryAtTimestamp, Stopwatch.GetTimestamp() + LightweightStopwatch.ToTicks(_backoff));

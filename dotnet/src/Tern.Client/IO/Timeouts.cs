@@ -19,6 +19,12 @@ internal static class Timeouts
             : new UnambiguousTimeoutException(message, operation.Key);
     }
 
+    public static UnambiguousTimeoutException NoConnection(OperationBase operation, string endpoint) =>
+        new($"{operation.Opcode.Name()} of key '{TernException.Describe(operation.Key)}' timed out after " +
+            $"{operation.Elapsed.ElapsedMilliseconds} ms (timeout {operation.Timeout.TotalMilliseconds:0} ms) without being sent: " +
+            $"no connection to {endpoint} was ready in time (connecting or bootstrapping)",
+            operation.Key);
+
     public static UnambiguousTimeoutException QueueFull(OperationBase operation, string endpoint, int maxInFlight, int inFlight, int queued) =>
         new($"{operation.Opcode.Name()} of key '{TernException.Describe(operation.Key)}' timed out after " +
             $"{operation.Elapsed.ElapsedMilliseconds} ms (timeout {operation.Timeout.TotalMilliseconds:0} ms) without being sent: " +

@@ -43,6 +43,38 @@ public sealed class BootstrapHookTests(MemcachedFixture fixture) : IClassFixture
         Assert.All(probe.Versions, version => Assert.Matches(@"^\d+\.\d+", version));
     }
 
+    /// <summary>Lets the first connection through, then hangs every later bootstrap.</summary>
+    private sealed class HangsAfterFirst : IConnectionInitializer
+    {
+        private int _calls;
+
+        public async ValueTask InitializeAsync(IKvConnection connection, CancellationToken cancellationToken)
+        {
+            if (Interlocked.Increment(ref _calls) > 1)
+                await Task.Delay(Timeout.Infinite, cancellationToken);
+        }
+    }
+
+    [Fact]
+    public async Task OperationsTimeOutWhileAReconnectHangsInBootstrap()
+    {
+        await using var cluster = await Cluster.ConnectAsync(fixture.Server.ConnectionString, new ClusterOptions
+        {
+            ConnectionInitializers = [new HangsAfterFirst()],
+            MaxConnectionsPerNode = 1,
+            KvTimeout = TimeSpan.FromMilliseconds(300),
+        });
+        var collection = cluster.Bucket("b").DefaultCollection();
+        await collection.UpsertAsync("before-hang", "v");
+
+        cluster.Nodes[0].Connections[0].Fail(new IOException("dropped by the test"));
+        var watch = System.Diagnostics.Stopwatch.StartNew();
+        var error = await Assert.ThrowsAsync<UnambiguousTimeoutException>(() => collection.GetAsync("during-hang").AsTask());
+
+        Assert.InRange(watch.Elapsed, TimeSpan.FromMilliseconds(250), TimeSpan.FromSeconds(2));
+        Assert.Contains("without being sent", error.Message);
+    }
+
     [Fact]
     public async Task AFailingStepFailsTheConnection()
     {
