@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Usage: bench-server.sh [BUILD_DIR]
+# Runs the same memaslap (memcaslap) load against ternd and Debian's memcached, both on
+# loopback free ports with the same number of worker threads, and prints throughput, latency
+# and the ratio ternd/memcached. Environment knobs (defaults in brackets):
+#   SERVER_THREADS [1]  worker threads of each server
+#   CLIENT_THREADS [1]  memaslap threads
+#   CONNECTIONS    [64] concurrent connections
+#   SECONDS_PER_RUN [8] duration of each run
+#   RUNS           [3]  runs per server and mode; the table shows medians
+#   PIPELINE_DEPTH [16] keys per multi-get in the pipelined mode
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${1:-build/release}
+server_threads=${SERVER_THREADS:-1}
+client_threads=${CLIENT_THREADS:-1}
+connections=${CONNECTIONS:-64}
+seconds=${SECONDS_PER_RUN:-8}
+runs=${RUNS:-3}
+depth=${PIPELINE_DEPTH:-16}
+
+bash scripts/build-server.sh "$build_dir" Release >/dev/null
+# The machine is shared: as root, run the servers and the load generator ahead of other work.
+[ "$(id -u)" -ne 0 ] || renice -n -10 $$ >/dev/null
+ternd="$build_dir/server/ternd"
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Load: 16-byte keys, 100-byte values, 9 GETs to 1 SET.
+cat >"$work/load.cfg" <<'CFG'
+key
+16 16 1
+value
+100 100 1
+cmd
+0 0.1
+1 0.9
+CFG
+
+# A loopback port nothing listens on.
+free_port() {
+  local port
+  while true; do
+    port=$((20000 + RANDOM % 20000))
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
+  done
+}
+
+wait_for_port() {
+  for _ in $(seq 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.05
+  done
+  echo "bench-server: nothing listens on port $1" >&2
+  return 1
+}
+
+ternd_port=$(free_port)
+"$ternd" --port "$ternd_port" --threads "$server_threads" 2>"$work/ternd.log" &
+ternd_pid=$!
+pids+=("$ternd_pid")
+wait_for_port "$ternd_port"
+
+memcached_port=$(free_port)
+user_args=()
+[ "$(id -u)" -eq 0 ] && user_args=(-u nobody)
+memcached "${user_args[@]}" -B binary -t "$server_threads" -p "$memcached_port" -U 0 \
+  -l 127.0.0.1 -m 1024 -c 4096 &
+memcached_pid=$!
+pids+=("$memcached_pid")
+wait_for_port "$memcached_port"
+
+# Server CPU time so far (user + system), in clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+ticks_per_second=$(getconf CLK_TCK)
+
+# One memaslap run against the server with pid $1 on port $2; prints
+# "ops/s p50_us p99_us server_cpu_us_per_op". memaslap reports latency as a log2 histogram
+# (bucket r holds latencies in (2^(r-1), 2^r] us); percentiles are interpolated inside it.
+run_load() {
+  local pid=$1 port=$2 division=$3 out="$work/run.out" before after
+  before=$(cpu_ticks "$pid")
+  memcaslap -s "127.0.0.1:$port" --binary -T "$client_threads" -c "$connections" \
+    -t "${seconds}s" -S "${seconds}s" -d "$division" -w 1k -F "$work/load.cfg" >"$out" 2>&1
+  after=$(cpu_ticks "$pid")
+  awk -v cpu_seconds="$(( after - before ))/$ticks_per_second" '
+    /^Total Statistics \(/ { in_total = 1; next }
+    in_total && /Log2 Dist/ { in_dist = 1; next }
+    in_dist && /^ *[0-9]+:/ {
+      base = $1; sub(":", "", base)
+      for (i = 2; i <= NF; i++) { count[base + i - 2] = $i; total += $i }
+      next
+    }
+    in_dist { in_dist = 0; in_total = 0 }
+    /^Run time:/ {
+      for (i = 1; i <= NF; i++) { if ($i == "TPS:") tps = $(i + 1); if ($i == "Ops:") ops = $(i + 1) }
+    }
+    # The latency below which a fraction q of the requests fall, interpolated linearly
+    # inside its log2 bucket.
+    function percentile(q,    r, seen, target, low) {
+      target = q * total
+      for (r = 0; r < 64; r++) {
+        if (seen + count[r] >= target && count[r] > 0) {
+          low = r == 0 ? 0 : 2 ^ (r - 1)
+          return int(low + (2 ^ r - low) * (target - seen) / count[r])
+        }
+        seen += count[r]
+      }
+    }
+    END {
+      p50 = percentile(0.50); p99 = percentile(0.99)
+      split(cpu_seconds, f, "/")
+      printf "%s %s %s %.2f\n", tps, p50, p99, f[1] / f[2] * 1e6 / ops
+    }' "$out"
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')," \
+     "load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
+echo "load: memcaslap --binary -T $client_threads -c $connections -t ${seconds}s, 16 B keys," \
+     "100 B values, GET:SET 9:1; pipelined = multi-get of $depth keys (-d $depth)"
+echo "servers: ternd --threads $server_threads; memcached -B binary -t $server_threads"
+echo
+
+declare -A results
+for run in $(seq "$runs"); do
+  # Alternate which server goes first, so neither always runs on the warmer machine.
+  order="ternd memcached"
+  [ $((run % 2)) -eq 0 ] && order="memcached ternd"
+  for mode in unpipelined pipelined; do
+    division=1
+    [ "$mode" = pipelined ] && division=$depth
+    for server in $order; do
+      if [ "$server" = ternd ]; then
+        line=$(run_load "$ternd_pid" "$ternd_port" "$division")
+      else
+        line=$(run_load "$memcached_pid" "$memcached_port" "$division")
+      fi
+      echo "run $run  $mode  $server: ops/s p50_us p99_us cpu_us/op = $line"
+      results["$server/$mode"]+="$line"$'\n'
+    done
+  done
+done
+
+for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null || { echo "bench-server: a server died" >&2; exit 1; }; done
+
+column() { printf "%s" "${results[$1]}" | awk -v c="$2" 'NF { print $c }' | median; }
+
+echo
+echo "Medians of $runs runs. Latency: interpolated inside memaslap's log2 histogram buckets."
+echo "CPU: server user+system CPU time per operation (robust to machine noise)."
+printf "%-12s %-10s %10s %10s %10s %12s\n" mode server "ops/s" "p50 (us)" "p99 (us)" "CPU us/op"
+for mode in unpipelined pipelined; do
+  for server in ternd memcached; do
+    printf "%-12s %-10s %10s %10s %10s %12s\n" "$mode" "$server" "$(column "$server/$mode" 1)" \
+      "$(column "$server/$mode" 2)" "$(column "$server/$mode" 3)" "$(column "$server/$mode" 4)"
+  done
+  awk -v a="$(column "ternd/$mode" 1)" -v b="$(column "memcached/$mode" 1)" \
+      -v ca="$(column "ternd/$mode" 4)" -v cb="$(column "memcached/$mode" 4)" -v m="$mode" \
+    'BEGIN { printf "%-12s ternd/memcached: throughput %.2f, CPU per op %.2f\n", m, a / b, ca / cb }'
+done
