@@ -47,8 +47,9 @@ public sealed class Collection
 
     /// <summary>
     /// Reads and write-locks a document for <paramref name="lockTime"/> (or until unlocked, or replaced with the
-    /// returned CAS). Needs a server with GET_LOCKED (ternd, Couchbase): plain memcached answers
-    /// <see cref="Exceptions.FeatureNotAvailableException"/>.
+    /// returned CAS). Needs a server with GET_LOCKED (ternd, Couchbase). Plain memcached 1.6 does not
+    /// have it and answers unknown commands only once another request arrives on the connection:
+    /// expect <see cref="Exceptions.FeatureNotAvailableException"/> or a timeout there.
     /// </summary>
     public ValueTask<GetResult> GetAndLockAsync(string key, TimeSpan lockTime, GetAndLockOptions? options = null) =>
         Read(Opcode.GetLocked, key, (uint)Math.Ceiling(lockTime.TotalSeconds), missIsResult: false, options ?? Defaults<GetAndLockOptions>.Value);

@@ -8,17 +8,17 @@ namespace Tern.Client.Tests.Integration;
 /// <summary>Every key-value operation against a real server; run once per server kind by the subclasses.</summary>
 public abstract class KvOperationTests<TFixture>(TFixture fixture) where TFixture : ServerFixture
 {
-    private readonly Collection _collection = fixture.Collection;
+    protected Collection Collection { get; } = fixture.Collection;
 
-    private static string NewKey(string prefix = "doc") => $"{prefix}-{Guid.NewGuid():N}";
+    protected static string NewKey(string prefix = "doc") => $"{prefix}-{Guid.NewGuid():N}";
 
     [Fact]
     public async Task UpsertThenGetReturnsTheDocumentAndItsCas()
     {
         var key = NewKey();
-        var stored = await _collection.UpsertAsync(key, new Person("Ada", 36));
+        var stored = await Collection.UpsertAsync(key, new Person("Ada", 36));
 
-        using var result = await _collection.GetAsync(key);
+        using var result = await Collection.GetAsync(key);
 
         Assert.NotEqual(0ul, stored.Cas);
         Assert.Equal(stored.Cas, result.Cas);
@@ -30,7 +30,7 @@ public abstract class KvOperationTests<TFixture>(TFixture fixture) where TFixtur
     public async Task GetOfAMissingKeyThrowsNamingTheKey()
     {
         var key = NewKey();
-        var error = await Assert.ThrowsAsync<DocumentNotFoundException>(() => _collection.GetAsync(key).AsTask());
+        var error = await Assert.ThrowsAsync<DocumentNotFoundException>(() => Collection.GetAsync(key).AsTask());
         Assert.Equal(key, error.Key);
         Assert.Contains(key, error.Message);
     }
@@ -38,7 +38,7 @@ public abstract class KvOperationTests<TFixture>(TFixture fixture) where TFixtur
     [Fact]
     public async Task TryGetOfAMissingKeyIsANormalResult()
     {
-        using var result = await _collection.TryGetAsync(NewKey());
+        using var result = await Collection.TryGetAsync(NewKey());
         Assert.False(result.Found);
     }
 
@@ -47,11 +47,11 @@ public abstract class KvOperationTests<TFixture>(TFixture fixture) where TFixtur
     {
         var bytesKey = NewKey("bytes");
         var textKey = NewKey("text");
-        await _collection.UpsertAsync(bytesKey, new byte[] { 0, 1, 2, 255 });
-        await _collection.UpsertAsync(textKey, "plain ünïcode text");
+        await Collection.UpsertAsync(bytesKey, new byte[] { 0, 1, 2, 255 });
+        await Collection.UpsertAsync(textKey, "plain ünïcode text");
 
-        using var bytes = await _collection.GetAsync(bytesKey);
-        using var text = await _collection.GetAsync(textKey);
+        using var bytes = await Collection.GetAsync(bytesKey);
+        using var text = await Collection.GetAsync(textKey);
 
         Assert.Equal(new byte[] { 0, 1, 2, 255 }, bytes.ContentAs<byte[]>());
         Assert.Equal(DocumentFlags.Binary, bytes.Flags);
@@ -64,13 +64,13 @@ public abstract class KvOperationTests<TFixture>(TFixture fixture) where TFixtur
     public async Task SourceGeneratedJsonRoundTrips()
     {
         var key = NewKey();
-        await _collection.UpsertAsync(key, new Person("Grace", 45), TestJsonContext.Default.Person);
+        await Collection.UpsertAsync(key, new Person("Grace", 45), TestJsonContext.Default.Person);
         var viaTranscoder = NewKey();
-        await _collection.UpsertAsync(viaTranscoder, new Person("Linus", 28),
+        await Collection.UpsertAsync(viaTranscoder, new Person("Linus", 28),
             new UpsertOptions { Transcoder = new JsonTranscoder(TestJsonContext.Default) });
 
-        using var result = await _collection.GetAsync(key);
-        using var other = await _collection.GetAsync(viaTranscoder, new GetOptions { Transcoder = new JsonTranscoder(TestJsonContext.Default) });
+        using var result = await Collection.GetAsync(key);
+        using var other = await Collection.GetAsync(viaTranscoder, new GetOptions { Transcoder = new JsonTranscoder(TestJsonContext.Default) });
 
         Assert.Equal(new Person("Grace", 45), result.ContentAs(TestJsonContext.Default.Person));
         Assert.Equal(new Person("Linus", 28), other.ContentAs<Person>());
@@ -80,10 +80,10 @@ public abstract class KvOperationTests<TFixture>(TFixture fixture) where TFixtur
     public async Task InsertFailsWhenTheDocumentExists()
     {
         var key = NewKey();
-        await _collection.InsertAsync(key, "first");
-        var error = await Assert.ThrowsAsync<DocumentExistsException>(() => _collection.InsertAsync(key, "second").AsTask());
+        await Collection.InsertAsync(key, "first");
+        var error = await Assert.ThrowsAsync<DocumentExistsException>(() => Collection.InsertAsync(key, "second").AsTask());
         Assert.Equal(key, error.Key);
-        using var result = await _collection.GetAsync(key);
+        using var result = await Collection.GetAsync(key);
         Assert.Equal("first", result.ContentAsString());
     }
 
@@ -91,16 +91,16 @@ public abstract class KvOperationTests<TFixture>(TFixture fixture) where TFixtur
     public async Task ReplaceNeedsAnExistingDocumentAndAMatchingCas()
     {
         var key = NewKey();
-        await Assert.ThrowsAsync<DocumentNotFoundException>(() => _collection.ReplaceAsync(key, "x").AsTask());
-        var first = await _collection.UpsertAsync(key, "v1");
-        var second = await _collection.ReplaceAsync(key, "v2", new ReplaceOptions { Cas = first.Cas });
+        await Assert.ThrowsAsync<DocumentNotFoundException>(() => Collection.ReplaceAsync(key, "x").AsTask());
+        var first = await Collection.UpsertAsync(key, "v1");
+        var second = await Collection.ReplaceAsync(key, "v2", new ReplaceOptions { Cas = first.Cas });
 
         var conflict = await Assert.ThrowsAsync<CasMismatchException>(
-            () => _collection.ReplaceAsync(key, "v3", new ReplaceOptions { Cas = first.Cas }).AsTask());
+            () => Collection.ReplaceAsync(key, "v3", new ReplaceOptions { Cas = first.Cas }).AsTask());
 
         Assert.Equal(key, conflict.Key);
         Assert.NotEqual(first.Cas, second.Cas);
-        using var result = await _collection.GetAsync(key);
+        using var result = await Collection.GetAsync(key);
         Assert.Equal("v2", result.ContentAsString());
     }
 
@@ -108,23 +108,23 @@ public abstract class KvOperationTests<TFixture>(TFixture fixture) where TFixtur
     public async Task RemoveDeletesAndChecksCas()
     {
         var key = NewKey();
-        var stored = await _collection.UpsertAsync(key, "v");
+        var stored = await Collection.UpsertAsync(key, "v");
         await Assert.ThrowsAsync<CasMismatchException>(
-            () => _collection.RemoveAsync(key, new RemoveOptions { Cas = stored.Cas + 1 }).AsTask());
+            () => Collection.RemoveAsync(key, new RemoveOptions { Cas = stored.Cas + 1 }).AsTask());
 
-        await _collection.RemoveAsync(key, new RemoveOptions { Cas = stored.Cas });
+        await Collection.RemoveAsync(key, new RemoveOptions { Cas = stored.Cas });
 
-        Assert.False((await _collection.ExistsAsync(key)).Exists);
-        await Assert.ThrowsAsync<DocumentNotFoundException>(() => _collection.RemoveAsync(key).AsTask());
+        Assert.False((await Collection.ExistsAsync(key)).Exists);
+        await Assert.ThrowsAsync<DocumentNotFoundException>(() => Collection.RemoveAsync(key).AsTask());
     }
 
     [Fact]
     public async Task ExistsReportsPresenceAndCas()
     {
         var key = NewKey();
-        Assert.Equal(new ExistsResult(false, 0), await _collection.ExistsAsync(key));
-        var stored = await _collection.UpsertAsync(key, "v");
-        Assert.Equal(new ExistsResult(true, stored.Cas), await _collection.ExistsAsync(key));
+        Assert.Equal(new ExistsResult(false, 0), await Collection.ExistsAsync(key));
+        var stored = await Collection.UpsertAsync(key, "v");
+        Assert.Equal(new ExistsResult(true, stored.Cas), await Collection.ExistsAsync(key));
     }
 
     [Fact]
@@ -134,38 +134,38 @@ public abstract class KvOperationTests<TFixture>(TFixture fixture) where TFixtur
         var touched = NewKey("touched");
         var gotAndTouched = NewKey("gat");
         var lasting = NewKey("lasting");
-        await _collection.UpsertAsync(expiring, "v", new UpsertOptions { Expiry = TimeSpan.FromSeconds(1) });
-        await _collection.UpsertAsync(touched, "v");
-        await _collection.UpsertAsync(gotAndTouched, "gat-value");
-        await _collection.UpsertAsync(lasting, "v");
+        await Collection.UpsertAsync(expiring, "v", new UpsertOptions { Expiry = TimeSpan.FromSeconds(1) });
+        await Collection.UpsertAsync(touched, "v");
+        await Collection.UpsertAsync(gotAndTouched, "gat-value");
+        await Collection.UpsertAsync(lasting, "v");
 
-        await _collection.TouchAsync(touched, TimeSpan.FromSeconds(1));
-        using (var gat = await _collection.GetAndTouchAsync(gotAndTouched, TimeSpan.FromSeconds(1)))
+        await Collection.TouchAsync(touched, TimeSpan.FromSeconds(1));
+        using (var gat = await Collection.GetAndTouchAsync(gotAndTouched, TimeSpan.FromSeconds(1)))
             Assert.Equal("gat-value", gat.ContentAsString());
-        await Assert.ThrowsAsync<DocumentNotFoundException>(() => _collection.TouchAsync(NewKey(), TimeSpan.FromSeconds(1)).AsTask());
+        await Assert.ThrowsAsync<DocumentNotFoundException>(() => Collection.TouchAsync(NewKey(), TimeSpan.FromSeconds(1)).AsTask());
 
         // Servers count expiry in whole seconds; poll rather than sleep a fixed worst case.
         var deadline = DateTime.UtcNow.AddSeconds(5);
         foreach (var key in new[] { expiring, touched, gotAndTouched })
         {
-            while ((await _collection.ExistsAsync(key)).Exists)
+            while ((await Collection.ExistsAsync(key)).Exists)
             {
                 Assert.True(DateTime.UtcNow < deadline, $"{key} did not expire");
                 await Task.Delay(100);
             }
         }
-        Assert.True((await _collection.ExistsAsync(lasting)).Exists);
+        Assert.True((await Collection.ExistsAsync(lasting)).Exists);
     }
 
     [Fact]
     public async Task CountersCreateIncrementAndDecrement()
     {
         var key = NewKey("counter");
-        Assert.Equal(10ul, (await _collection.Binary.IncrementAsync(key, new CounterOptions { Initial = 10 })).Content);
-        Assert.Equal(15ul, (await _collection.Binary.IncrementAsync(key, new CounterOptions { Delta = 5 })).Content);
-        Assert.Equal(12ul, (await _collection.Binary.DecrementAsync(key, new CounterOptions { Delta = 3 })).Content);
-        Assert.Equal(0ul, (await _collection.Binary.DecrementAsync(key, new CounterOptions { Delta = 100 })).Content);
-        using var stored = await _collection.GetAsync(key);
+        Assert.Equal(10ul, (await Collection.Binary.IncrementAsync(key, new CounterOptions { Initial = 10 })).Content);
+        Assert.Equal(15ul, (await Collection.Binary.IncrementAsync(key, new CounterOptions { Delta = 5 })).Content);
+        Assert.Equal(12ul, (await Collection.Binary.DecrementAsync(key, new CounterOptions { Delta = 3 })).Content);
+        Assert.Equal(0ul, (await Collection.Binary.DecrementAsync(key, new CounterOptions { Delta = 100 })).Content);
+        using var stored = await Collection.GetAsync(key);
         Assert.Equal("0", stored.ContentAsString().TrimEnd()); // memcached pads a shrunk counter with spaces
     }
 
@@ -174,10 +174,10 @@ public abstract class KvOperationTests<TFixture>(TFixture fixture) where TFixtur
     {
         var missing = NewKey("counter");
         await Assert.ThrowsAsync<DocumentNotFoundException>(
-            () => _collection.Binary.IncrementAsync(missing, new CounterOptions { Initial = null }).AsTask());
+            () => Collection.Binary.IncrementAsync(missing, new CounterOptions { Initial = null }).AsTask());
         var text = NewKey("text");
-        await _collection.UpsertAsync(text, "not a number");
-        var error = await Assert.ThrowsAsync<DeltaInvalidException>(() => _collection.Binary.IncrementAsync(text).AsTask());
+        await Collection.UpsertAsync(text, "not a number");
+        var error = await Assert.ThrowsAsync<DeltaInvalidException>(() => Collection.Binary.IncrementAsync(text).AsTask());
         Assert.Equal(text, error.Key);
     }
 
@@ -185,13 +185,13 @@ public abstract class KvOperationTests<TFixture>(TFixture fixture) where TFixtur
     public async Task AppendAndPrependAdjoinBytes()
     {
         var key = NewKey();
-        await _collection.UpsertAsync(key, "middle");
-        await _collection.Binary.AppendAsync(key, Encoding.UTF8.GetBytes("-end"));
-        await _collection.Binary.PrependAsync(key, Encoding.UTF8.GetBytes("start-"));
-        using var result = await _collection.GetAsync(key);
+        await Collection.UpsertAsync(key, "middle");
+        await Collection.Binary.AppendAsync(key, Encoding.UTF8.GetBytes("-end"));
+        await Collection.Binary.PrependAsync(key, Encoding.UTF8.GetBytes("start-"));
+        using var result = await Collection.GetAsync(key);
         Assert.Equal("start-middle-end", result.ContentAsString());
         await Assert.ThrowsAsync<DocumentNotFoundException>(
-            () => _collection.Binary.AppendAsync(NewKey(), Encoding.UTF8.GetBytes("x")).AsTask());
+            () => Collection.Binary.AppendAsync(NewKey(), Encoding.UTF8.GetBytes("x")).AsTask());
     }
 
     [Fact]
@@ -199,8 +199,8 @@ public abstract class KvOperationTests<TFixture>(TFixture fixture) where TFixtur
     {
         var key = new string('k', 218) + Guid.NewGuid().ToString("N"); // 218 + 32 = 250
         Assert.Equal(250, key.Length);
-        await _collection.UpsertAsync(key, "long key");
-        using var result = await _collection.GetAsync(key);
+        await Collection.UpsertAsync(key, "long key");
+        using var result = await Collection.GetAsync(key);
         Assert.Equal("long key", result.ContentAsString());
     }
 
@@ -211,8 +211,8 @@ public abstract class KvOperationTests<TFixture>(TFixture fixture) where TFixtur
         var connections = fixture.Cluster.Nodes.SelectMany(n => n.Connections).ToArray();
         var requestsBefore = connections.Sum(c => c.Requests);
 
-        var error = await Assert.ThrowsAsync<InvalidArgumentException>(async () => await _collection.UpsertAsync(key, "v"));
-        await Assert.ThrowsAsync<InvalidArgumentException>(async () => await _collection.GetAsync(key));
+        var error = await Assert.ThrowsAsync<InvalidArgumentException>(async () => await Collection.UpsertAsync(key, "v"));
+        await Assert.ThrowsAsync<InvalidArgumentException>(async () => await Collection.GetAsync(key));
 
         Assert.Equal(key, error.Key);
         Assert.Contains("250", error.Message);
@@ -223,13 +223,13 @@ public abstract class KvOperationTests<TFixture>(TFixture fixture) where TFixtur
     public async Task ManyConcurrentOperationsShareOneConnectionAndBatchWrites()
     {
         var keys = Enumerable.Range(0, 2000).Select(i => NewKey($"many{i}")).ToArray();
-        await Task.WhenAll(keys.Select(k => _collection.UpsertAsync(k, k).AsTask()));
+        await Task.WhenAll(keys.Select(k => Collection.UpsertAsync(k, k).AsTask()));
         var connection = fixture.Cluster.Nodes[0].Connections[0];
         var (sendsBefore, requestsBefore) = (connection.SendCalls, connection.Requests);
 
         var results = await Task.WhenAll(keys.Select(async k =>
         {
-            using var result = await _collection.GetAsync(k);
+            using var result = await Collection.GetAsync(k);
             return (k, result.ContentAsString());
         }));
 
@@ -238,39 +238,14 @@ public abstract class KvOperationTests<TFixture>(TFixture fixture) where TFixtur
         var requests = connection.Requests - requestsBefore;
         Assert.True(sends < requests, $"{requests} requests took {sends} socket sends: writes were not batched");
     }
-
-    [Fact]
-    public async Task LocksBlockWritersUntilUnlocked()
-    {
-        if (!fixture.SupportsLocks)
-            return; // see MemcachedKvTests.LocksAreNotAvailable
-        var key = NewKey("locked");
-        await _collection.UpsertAsync(key, "v1");
-
-        using (var locked = await _collection.GetAndLockAsync(key, TimeSpan.FromSeconds(15)))
-        {
-            Assert.Equal("v1", locked.ContentAsString());
-            var error = await Assert.ThrowsAsync<DocumentLockedException>(() => _collection.UpsertAsync(key, "v2").AsTask());
-            Assert.Equal(key, error.Key);
-            await Assert.ThrowsAsync<DocumentLockedException>(
-                () => _collection.GetAndLockAsync(key, TimeSpan.FromSeconds(15)).AsTask());
-            await _collection.UnlockAsync(key, locked.Cas);
-        }
-        await _collection.UpsertAsync(key, "v3");
-
-        // Replacing with the lock's CAS both writes and unlocks.
-        using var relocked = await _collection.GetAndLockAsync(key, TimeSpan.FromSeconds(15));
-        await _collection.ReplaceAsync(key, "v4", new ReplaceOptions { Cas = relocked.Cas });
-        await _collection.UpsertAsync(key, "v5");
-        using var final = await _collection.GetAsync(key);
-        Assert.Equal("v5", final.ContentAsString());
-    }
 }
 
 [Trait("Server", "memcached")]
 public sealed class MemcachedKvTests(MemcachedFixture fixture)
     : KvOperationTests<MemcachedFixture>(fixture), IClassFixture<MemcachedFixture>
 {
+    // memcached 1.6 answers an unknown opcode only when the next request arrives, so GET_LOCKED
+    // there ends in a timeout rather than an error.
     [Fact(Skip = "plain memcached lacks GET_LOCKED and UNLOCK_KEY; covered by TerndKvTests.LocksBlockWritersUntilUnlocked")]
     public void LocksAreNotAvailable()
     {
@@ -279,4 +254,31 @@ public sealed class MemcachedKvTests(MemcachedFixture fixture)
 
 [Trait("Server", "ternd")]
 public sealed class TerndKvTests(TerndFixture fixture)
-    : KvOperationTests<TerndFixture>(fixture), IClassFixture<TerndFixture>;
+    : KvOperationTests<TerndFixture>(fixture), IClassFixture<TerndFixture>
+{
+    [Fact]
+    public async Task LocksBlockWritersUntilUnlocked()
+    {
+        var key = NewKey("locked");
+        await Collection.UpsertAsync(key, "v1");
+
+        using (var locked = await Collection.GetAndLockAsync(key, TimeSpan.FromSeconds(15)))
+        {
+            Assert.Equal("v1", locked.ContentAsString());
+            var error = await Assert.ThrowsAsync<DocumentLockedException>(() => Collection.UpsertAsync(key, "v2").AsTask());
+            Assert.Equal(key, error.Key);
+            await Assert.ThrowsAsync<DocumentLockedException>(
+                () => Collection.GetAndLockAsync(key, TimeSpan.FromSeconds(15)).AsTask());
+            await Collection.UnlockAsync(key, locked.Cas);
+        }
+        await Collection.UpsertAsync(key, "v3");
+
+        // Replacing with the lock's CAS both writes and unlocks.
+        using var relocked = await Collection.GetAndLockAsync(key, TimeSpan.FromSeconds(15));
+        await Collection.ReplaceAsync(key, "v4", new ReplaceOptions { Cas = relocked.Cas });
+        await Collection.UpsertAsync(key, "v5");
+        using var final = await Collection.GetAsync(key);
+        Assert.Equal("v5", final.ContentAsString());
+    }
+}
+

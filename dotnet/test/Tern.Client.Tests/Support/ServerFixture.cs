@@ -9,9 +9,6 @@ public abstract class ServerFixture : IAsyncLifetime
 
     public Collection Collection { get; private set; } = null!;
 
-    /// <summary>True when the server implements GET_LOCKED/UNLOCK (ternd; plain memcached lacks them).</summary>
-    public abstract bool SupportsLocks { get; }
-
     protected abstract Task<ServerProcess> StartServerAsync();
 
     public async Task InitializeAsync()
@@ -30,14 +27,10 @@ public abstract class ServerFixture : IAsyncLifetime
 
 public sealed class MemcachedFixture : ServerFixture
 {
-    public override bool SupportsLocks => false;
-
     protected override Task<ServerProcess> StartServerAsync() => ServerProcess.StartMemcachedAsync();
 }
 
 public sealed class TerndFixture : ServerFixture
 {
-    public override bool SupportsLocks => true;
-
     protected override Task<ServerProcess> StartServerAsync() => ServerProcess.StartTerndAsync();
 }
