@@ -167,19 +167,21 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
                 operation.Fail(ConnectionError(operation, failure, sent: false));
                 return;
             }
+            var length = operation.Request.Written.Length;
+            _bytesWritten += length;
+            operation.WriteEndOffset = _bytesWritten;
             var opaque = ++_nextOpaque;
-            operation.Opaque = opaque;
             lock (_inFlightLock)
             {
-                _inFlight.Add(opaque, operation);
+                // After 2^32 requests the opaque wraps; skip any still held by a slow operation.
+                while (!_inFlight.TryAdd(opaque, operation))
+                    opaque = ++_nextOpaque;
+                operation.Opaque = opaque;
                 _inFlightCount = _inFlight.Count;
             }
-            var length = operation.Request.Written.Length;
             var writer = _sendPipe.Writer;
             operation.Request.CopyTo(writer.GetSpan(length), opaque, operation.VBucket);
             writer.Advance(length);
-            _bytesWritten += length;
-            operation.WriteEndOffset = _bytesWritten;
             _requests++;
             // Never pauses (pauseWriterThreshold 0): it only wakes the send loop.
             _ = writer.FlushAsync();
