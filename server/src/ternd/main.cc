@@ -2,13 +2,18 @@
 
 #include <csignal>
 #include <exception>
+#include <memory>
 
 #include <spdlog/spdlog.h>
 
 #include "commands/dispatcher.h"
 #include "common/log.h"
 #include "engine/engine.h"
+#include "engine/expiry_pager.h"
+#include "engine/item_pager.h"
+#include "executor/executor_pool.h"
 #include "net/server.h"
+#include "ternd/executor_stats.h"
 #include "ternd/options.h"
 #include "ternd/settings_stats.h"
 
@@ -37,6 +42,16 @@ int main(int argc, char** argv) {
     engine_config.memory_quota_bytes = options->memory_mb * 1024 * 1024;
     engine_config.max_item_size = options->max_item_size;
     tern::engine::Engine engine(engine_config);
+
+    // Background work: expired items are swept out, and memory pressure wakes the evictor.
+    // Declared after the engine so that its tasks stop before the engine goes.
+    tern::executor::ExecutorPool executor;
+    executor.schedule(std::make_shared<tern::engine::ExpiryPager>(
+                          engine, options->expiry_pager_seconds, tern::executor::kServerOwner),
+                      options->expiry_pager_seconds);
+    tern::engine::attach_item_pager(engine, executor, tern::executor::kServerOwner);
+    tern::ternd::ExecutorStats executor_stats(executor);
+
     tern::commands::Dispatcher dispatcher(engine, kVersion);
 
     tern::net::ServerConfig server_config;
@@ -51,6 +66,7 @@ int main(int argc, char** argv) {
     tern::ternd::SettingsStats settings(*options, endpoint.port());
     dispatcher.add_stat_provider(server.stats());
     dispatcher.add_stat_provider(settings);
+    dispatcher.add_stat_provider(executor_stats);
 
     spdlog::info("ternd {} listening on {} with {} threads", kVersion, endpoint_text(endpoint),
                  options->threads);

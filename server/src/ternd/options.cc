@@ -28,6 +28,10 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
                  "connections beyond this are refused")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_option("--expiry-pager-seconds", options.expiry_pager_seconds,
+                 "pause between sweeps that remove expired items")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_flag("--verbose,-v", options.verbose, "log at debug level");
 
   try {

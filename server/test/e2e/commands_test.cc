@@ -159,6 +159,10 @@ TEST_F(CommandsTest, StatReportsServerEngineAndSettingsGroups) {
   EXPECT_EQ(settings["port"], std::to_string(server_->port()));
   EXPECT_EQ(settings["max_item_size"], std::to_string(20 * 1024 * 1024));
   EXPECT_EQ(settings["max_connections"], "4096");
+
+  // The background tasks (expiry and item pagers) run on the executor, reported as JSON.
+  EXPECT_NE(stats("tasks")["tasks"].find("\"description\""), std::string::npos);
+  EXPECT_NE(stats("workers")["workers"].find("\"nonio\""), std::string::npos);
 }
 
 TEST_F(CommandsTest, QuietCommandsAnswerOnlyHitsAndErrorsBeforeTheNoop) {
