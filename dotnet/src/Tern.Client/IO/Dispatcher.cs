@@ -11,16 +11,25 @@ namespace Tern.Client.IO;
 /// </summary>
 internal sealed class Dispatcher(IReadOnlyList<NodePool> nodes, IKeyLocator locator)
 {
-    public IReadOnlyList<NodePool> Nodes => nodes;
+    // Swapped whole on a topology change (e.g. a new cluster map), so a send sees one consistent pair.
+    private volatile Topology _topology = new(nodes, locator);
+
+    public IReadOnlyList<NodePool> Nodes => _topology.Nodes;
+
+    /// <summary>Routes later operations with a new locator over a new node list; operations in flight are unaffected.</summary>
+    public void Install(IReadOnlyList<NodePool> newNodes, IKeyLocator newLocator) => _topology = new(newNodes, newLocator);
+
+    private sealed record Topology(IReadOnlyList<NodePool> Nodes, IKeyLocator Locator);
 
     public ValueTask<TResult> SendAsync<TResult>(Operation<TResult> operation, TimeSpan timeout, CancellationToken cancellationToken)
     {
         operation.Start(timeout, cancellationToken);
         if (cancellationToken.IsCancellationRequested)
             return ValueTask.FromCanceled<TResult>(cancellationToken);
-        var location = locator.Locate(operation.Request.LogicalKey);
+        var topology = _topology;
+        var location = topology.Locator.Locate(operation.Request.LogicalKey);
         operation.VBucket = location.VBucket;
-        var node = nodes[location.NodeIndex];
+        var node = topology.Nodes[location.NodeIndex];
         if (TernMetrics.ActivitySource.HasListeners())
             operation.StartActivity(node.Endpoint);
         if (node.TryGetConnection() is { } connection && connection.TryAcquireSlot())
