@@ -94,6 +94,16 @@ public class WriteKeyBenchmarks
         Drain();
     }
 
+    /// <summary>Reference row: validating a key and measuring its wire length, which every method pays.</summary>
+    [Benchmark(OperationsPerInvoke = KeysPerBatch)]
+    public int ValidateKeyOnly()
+    {
+        var total = 0;
+        for (var i = 0; i < KeysPerBatch; i++)
+            total += KeyWriter.GetWireLength(Key, CollectionId);
+        return total;
+    }
+
     /// <summary>Flushes the batch and consumes it, so the pipe's segments go back to its pool.</summary>
     private void Drain()
     {
