@@ -63,6 +63,16 @@ size_t RequestStream::consume(std::span<const uint8_t> input, std::vector<uint8_
 }
 
 size_t RequestStream::consume_frame(std::span<const uint8_t> input, std::vector<uint8_t>& out) {
+  Frame frame;
+  if (protocol::decode_frame(input, frame) == DecodeResult::Ok &&
+      is_client_request(frame.magic) && frame.value.size() <= max_item_size_) {
+    if (dispatcher_.execute(frame, out) == commands::Outcome::Close) closing_ = true;
+    return frame.size();
+  }
+  return screen_frame(input, out);
+}
+
+size_t RequestStream::screen_frame(std::span<const uint8_t> input, std::vector<uint8_t>& out) {
   switch (protocol::check_header(input)) {
     case DecodeResult::NeedMore:
       return 0;
@@ -93,10 +103,7 @@ size_t RequestStream::consume_frame(std::span<const uint8_t> input, std::vector<
     discard_remaining_ = frame_size - dropped;
     return dropped;
   }
-  Frame frame;
-  if (protocol::decode_frame(input, frame) != DecodeResult::Ok) return 0;
-  if (dispatcher_.execute(frame, out) == commands::Outcome::Close) closing_ = true;
-  return frame.size();
+  return 0;  // a well-formed request whose body is still arriving
 }
 
 size_t RequestStream::bytes_wanted(std::span<const uint8_t> unconsumed) const {

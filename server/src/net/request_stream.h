@@ -32,9 +32,12 @@ class RequestStream {
   size_t bytes_wanted(std::span<const uint8_t> unconsumed) const;
 
  private:
-  // Handles the frame whose header is at the front of `input`; returns bytes consumed
-  // (0 if more bytes are needed).
+  // Handles the frame at the front of `input`; returns bytes consumed (0 if more bytes are
+  // needed or the connection must close).
   size_t consume_frame(std::span<const uint8_t> input, std::vector<uint8_t>& out);
+  // The rules for what is not a whole, acceptable request: framing errors, non-requests,
+  // oversized bodies (refused from their header alone), and partial frames (wait).
+  size_t screen_frame(std::span<const uint8_t> input, std::vector<uint8_t>& out);
 
   commands::Dispatcher& dispatcher_;
   const size_t max_item_size_;
