@@ -12,30 +12,12 @@ using protocol::DecodeResult;
 using protocol::Frame;
 using protocol::Header;
 using protocol::kHeaderSize;
-using protocol::Magic;
 using protocol::Status;
 
 namespace {
 
-bool is_client_request(uint8_t magic) {
-  return magic == static_cast<uint8_t>(Magic::ClientRequest) ||
-         magic == static_cast<uint8_t>(Magic::AltClientRequest);
-}
-
 uint64_t value_length(const Header& h) {
   return uint64_t{h.body_length} - h.framing_extras_length - h.extras_length - h.key_length;
-}
-
-// A frame carrying only the header's fields: enough to address an error response.
-Frame header_only_frame(const Header& h) {
-  Frame frame;
-  frame.magic = h.magic;
-  frame.opcode = h.opcode;
-  frame.datatype = h.datatype;
-  frame.vbucket_or_status = h.vbucket_or_status;
-  frame.opaque = h.opaque;
-  frame.cas = h.cas;
-  return frame;
 }
 
 }  // namespace
@@ -65,7 +47,7 @@ size_t RequestStream::consume(std::span<const uint8_t> input, std::vector<uint8_
 size_t RequestStream::consume_frame(std::span<const uint8_t> input, std::vector<uint8_t>& out) {
   Frame frame;
   if (protocol::decode_frame(input, frame) == DecodeResult::Ok &&
-      is_client_request(frame.magic) && frame.value.size() <= max_item_size_) {
+      protocol::is_client_request_magic(frame.magic) && frame.value.size() <= max_item_size_) {
     if (dispatcher_.execute(frame, out) == commands::Outcome::Close) closing_ = true;
     return frame.size();
   }
@@ -82,7 +64,7 @@ size_t RequestStream::screen_frame(std::span<const uint8_t> input, std::vector<u
       return 0;
     case DecodeResult::BadLengths:
       spdlog::debug("closing connection from {}: header lengths exceed the body", peer_);
-      commands::Dispatcher::append_error(header_only_frame(protocol::decode_header(input)),
+      commands::Dispatcher::append_error(protocol::frame_from_header(protocol::decode_header(input)),
                                          Status::Einval, out);
       closing_ = true;
       return 0;
@@ -90,14 +72,14 @@ size_t RequestStream::screen_frame(std::span<const uint8_t> input, std::vector<u
       break;
   }
   Header header = protocol::decode_header(input);
-  if (!is_client_request(header.magic)) {
+  if (!protocol::is_client_request_magic(header.magic)) {
     spdlog::warn("closing connection from {}: magic byte 0x{:02x} is not a request", peer_,
                  header.magic);
     closing_ = true;
     return 0;
   }
   if (value_length(header) > max_item_size_) {
-    commands::Dispatcher::append_error(header_only_frame(header), Status::E2big, out);
+    commands::Dispatcher::append_error(protocol::frame_from_header(header), Status::E2big, out);
     uint64_t frame_size = kHeaderSize + uint64_t{header.body_length};
     size_t dropped = std::min<uint64_t>(frame_size, input.size());
     discard_remaining_ = frame_size - dropped;
