@@ -32,11 +32,16 @@ Connection::Connection(asio::ip::tcp::socket socket, commands::Dispatcher& dispa
                        size_t max_item_size, ServerStats& stats)
     : socket_(std::move(socket)),
       stats_(stats),
-      requests_(dispatcher, max_item_size, peer_name(socket_)) {
+      peer_(peer_name(socket_)),
+      requests_(dispatcher, max_item_size, peer_) {
   stats_.connection_opened();
+  spdlog::debug("connection from {} opened", peer_);
 }
 
-Connection::~Connection() { stats_.connection_closed(); }
+Connection::~Connection() {
+  stats_.connection_closed();
+  spdlog::debug("connection from {} closed", peer_);
+}
 
 void Connection::start() {
   asio::error_code ignored;

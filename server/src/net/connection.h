@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <asio.hpp>
@@ -37,6 +38,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   asio::ip::tcp::socket socket_;
   ServerStats& stats_;
+  const std::string peer_;  // for logs
   RequestStream requests_;
   ReadBuffer input_;
   std::vector<uint8_t> pending_;  // responses not yet handed to the socket
