@@ -47,8 +47,8 @@ int main(int argc, char** argv) {
     // Declared after the engine so that its tasks stop before the engine goes.
     tern::executor::ExecutorPool executor;
     executor.schedule(std::make_shared<tern::engine::ExpiryPager>(
-                          engine, options->expiry_pager_seconds, tern::executor::kServerOwner),
-                      options->expiry_pager_seconds);
+                          engine, options->expiry_pager_interval, tern::executor::kServerOwner),
+                      options->expiry_pager_interval);
     tern::engine::attach_item_pager(engine, executor, tern::executor::kServerOwner);
     tern::ternd::ExecutorStats executor_stats(executor);
 

@@ -28,7 +28,7 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
                  "connections beyond this are refused")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  app.add_option("--expiry-pager-seconds", options.expiry_pager_seconds,
+  app.add_option("--expiry-pager-interval", options.expiry_pager_interval,
                  "pause between sweeps that remove expired items")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

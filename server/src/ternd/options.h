@@ -15,7 +15,7 @@ struct Options {
   size_t memory_mb = 1024;
   size_t max_item_size = 20ull * 1024 * 1024;
   size_t max_connections = 4096;
-  double expiry_pager_seconds = 60;  // pause between sweeps that remove expired items
+  double expiry_pager_interval = 60;  // pause between sweeps that remove expired items
   bool verbose = false;
 };
 

@@ -17,7 +17,7 @@ bool SettingsStats::emit_stats(std::string_view group, const commands::StatEmitt
   emit("memory_mb", std::to_string(options_.memory_mb));
   emit("max_item_size", std::to_string(options_.max_item_size));
   emit("max_connections", std::to_string(options_.max_connections));
-  emit("expiry_pager_seconds", fmt::format("{}", options_.expiry_pager_seconds));
+  emit("expiry_pager_interval", fmt::format("{}", options_.expiry_pager_interval));
   emit("verbose", options_.verbose ? "yes" : "no");
   return true;
 }

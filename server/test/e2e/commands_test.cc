@@ -22,16 +22,8 @@ class CommandsTest : public ::testing::Test {
     ASSERT_TRUE(client_->connected());
   }
 
-  // Every STAT pair of `group`, read up to the empty terminator.
   std::map<std::string, std::string> stats(const std::string& group) {
-    std::map<std::string, std::string> pairs;
-    EXPECT_TRUE(client_->send(simple(Opcode::Stat, group)));
-    while (auto response = client_->receive()) {
-      EXPECT_EQ(response->status, Status::Success);
-      if (response->key.empty()) break;
-      pairs[response->key] = response->value;
-    }
-    return pairs;
+    return client_->stats(group);
   }
 
   static std::unique_ptr<TerndProcess> server_;

@@ -168,6 +168,17 @@ Response Client::call(const Request& request) {
   return *response;
 }
 
+std::map<std::string, std::string> Client::stats(const std::string& group) {
+  std::map<std::string, std::string> pairs;
+  EXPECT_TRUE(send(simple(Opcode::Stat, group)));
+  while (auto response = receive()) {
+    EXPECT_EQ(response->status, Status::Success);
+    if (response->key.empty()) break;
+    pairs[response->key] = response->value;
+  }
+  return pairs;
+}
+
 bool Client::closed_by_peer() {
   uint8_t byte;
   ssize_t n = ::recv(fd_, &byte, 1, 0);

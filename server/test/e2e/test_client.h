@@ -2,6 +2,7 @@
 // A small blocking memcached-binary-protocol client for end-to-end tests, built on the codec.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -74,6 +75,10 @@ class Client {
 
   // Sends and receives one response; a missing response fails the test.
   Response call(const Request& request);
+
+  // Every STAT pair of `group` ("" for the general group), read up to the empty terminator;
+  // a response that is not Success fails the test.
+  std::map<std::string, std::string> stats(const std::string& group = {});
 
   // True if the peer closes the connection without sending anything more.
   bool closed_by_peer();
