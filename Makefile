@@ -7,7 +7,7 @@ JOBS       ?= $(shell nproc)
 TERND_ARGS ?=
 
 .PHONY: all deps build build-server build-dotnet run test test-server test-dotnet \
-        test-asan test-tsan bench-server bench-executor bench-seeds bench-sdk clean
+        test-asan test-tsan bench-server bench-instructions bench-executor bench-seeds bench-sdk clean
 
 all: build
 
@@ -46,6 +46,10 @@ test-tsan: deps
 
 bench-server: deps
 	@bash scripts/bench-server.sh
+
+# Instructions per request under callgrind; BASE=<rev> also measures that commit.
+bench-instructions: deps
+	@bash scripts/bench-instructions.sh $(BASE)
 
 bench-executor: deps
 	@bash scripts/bench-executor.sh

@@ -7,7 +7,7 @@ APT_PACKAGES=(
   cmake ninja-build g++ pkg-config
   libasio-dev libcli11-dev rapidjson-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  memcached libmemcached-tools
+  memcached libmemcached-tools valgrind
 )
 
 missing=()
