@@ -35,20 +35,31 @@ Frame frame_from_header(const Header& h) {
   return frame;
 }
 
-DecodeResult check_header(std::span<const uint8_t> bytes) {
+namespace {
+
+// check_header's verdict, with the header decoded into `h` when there is one; decode_frame
+// shares it so that the hot path decodes each header once.
+DecodeResult check_and_decode_header(std::span<const uint8_t> bytes, Header& h) {
   // The magic alone tells a foreign stream (e.g. the text protocol) apart; no need to wait.
   if (!bytes.empty() && !is_known_magic(bytes[0])) return DecodeResult::BadMagic;
   if (bytes.size() < kHeaderSize) return DecodeResult::NeedMore;
-  const Header h = decode_header(bytes);
+  h = decode_header(bytes);
   const uint64_t parts = uint64_t{h.framing_extras_length} + h.extras_length + h.key_length;
   if (parts > h.body_length) return DecodeResult::BadLengths;
   return DecodeResult::Ok;
 }
 
+}  // namespace
+
+DecodeResult check_header(std::span<const uint8_t> bytes) {
+  Header h;
+  return check_and_decode_header(bytes, h);
+}
+
 DecodeResult decode_frame(std::span<const uint8_t> bytes, Frame& out) {
-  const DecodeResult checked = check_header(bytes);
+  Header h;
+  const DecodeResult checked = check_and_decode_header(bytes, h);
   if (checked != DecodeResult::Ok) return checked;
-  const Header h = decode_header(bytes);
   if (bytes.size() - kHeaderSize < h.body_length) return DecodeResult::NeedMore;
 
   out = frame_from_header(h);

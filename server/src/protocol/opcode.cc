@@ -1,5 +1,7 @@
 #include "protocol/opcode.h"
 
+#include <array>
+
 namespace tern::protocol {
 
 namespace {
@@ -19,16 +21,22 @@ constexpr QuietPair kQuietPairs[] = {
     {Opcode::GatQ, Opcode::Gat},
 };
 
+// Every request asks for its loud variant, so the pairs are spread into a table indexed
+// by opcode once, at compile time.
+constexpr std::array<Opcode, 256> make_loud_variants() {
+  std::array<Opcode, 256> table{};
+  for (size_t i = 0; i < table.size(); ++i) table[i] = static_cast<Opcode>(i);
+  for (const QuietPair& pair : kQuietPairs) table[static_cast<uint8_t>(pair.quiet)] = pair.loud;
+  return table;
+}
+
+constexpr std::array<Opcode, 256> kLoudVariants = make_loud_variants();
+
 }  // namespace
 
 bool is_quiet(Opcode op) { return loud_variant(op) != op; }
 
-Opcode loud_variant(Opcode op) {
-  for (const QuietPair& pair : kQuietPairs) {
-    if (pair.quiet == op) return pair.loud;
-  }
-  return op;
-}
+Opcode loud_variant(Opcode op) { return kLoudVariants[static_cast<uint8_t>(op)]; }
 
 std::string_view opcode_name(Opcode op) {
   switch (op) {
