@@ -319,9 +319,7 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
     {
         TernMetrics.Orphans.Add(1);
         var known = _timedOut.Take(header.Opaque, out var record);
-        _settings.Orphans.Report(known
-            ? record with { Duration = Stopwatch.GetElapsedTime(record.StartTimestamp) }
-            : new OrphanRecord(Name, ((Opcode)header.Opcode).Name(), "", header.Opaque, 0, TimeSpan.Zero, TimeSpan.Zero));
+        _settings.Orphans.Report(known ? record.Answered() : OrphanRecord.Unknown(Name, ((Opcode)header.Opcode).Name(), header.Opaque));
     }
 
     private void SweepDeadlines()
@@ -350,8 +348,8 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
             foreach (var operation in _expired)
             {
                 _slots.Release();
-                _timedOut.Remember(new OrphanRecord(Name, operation.Opcode.Name(), operation.Key, operation.Opaque,
-                    operation.StartTimestamp, operation.Timeout, TimeSpan.Zero));
+                _timedOut.Remember(OrphanRecord.TimedOut(Name, operation.Opcode.Name(), operation.Key, operation.Opaque,
+                    operation.Timeout, LightweightStopwatch.ToTimeSpan(now - operation.StartTimestamp)));
                 TernMetrics.RecordTimeout(operation.Opcode);
                 operation.Fail(Timeouts.Expired(operation, Endpoint, sent: operation.WriteEndOffset <= bytesSent, inFlight + _expired.Count, Queued));
             }

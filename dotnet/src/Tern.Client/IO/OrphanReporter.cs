@@ -3,9 +3,26 @@ using System.Text;
 
 namespace Tern.Client.IO;
 
-/// <summary>A response that arrived after its operation timed out, or one no operation was waiting for.</summary>
+/// <summary>
+/// A response that arrived after its operation timed out (<see cref="Known"/>), or one no operation
+/// was waiting for. <see cref="Duration"/> is the operation's age: its precise age when it timed
+/// out, plus the coarse time since (<see cref="TimedOutAt"/>), which is all an orphan's age needs.
+/// </summary>
 internal readonly record struct OrphanRecord(
-    string Connection, string Operation, string Key, uint Opaque, long StartTimestamp, TimeSpan Timeout, TimeSpan Duration);
+    string Connection, string Operation, string Key, uint Opaque, bool Known, TimeSpan Timeout, TimeSpan Duration,
+    CoarseStopwatch TimedOutAt)
+{
+    /// <summary>What a connection remembers of an operation it times out now, <paramref name="age"/> after it started.</summary>
+    public static OrphanRecord TimedOut(string connection, string operation, string key, uint opaque, TimeSpan timeout, TimeSpan age) =>
+        new(connection, operation, key, opaque, true, timeout, age, CoarseStopwatch.StartNew());
+
+    /// <summary>A response whose opaque matches no operation the connection remembers.</summary>
+    public static OrphanRecord Unknown(string connection, string operation, uint opaque) =>
+        new(connection, operation, "", opaque, false, TimeSpan.Zero, TimeSpan.Zero, default);
+
+    /// <summary>This record as its late response arrives: the operation's age includes the time since it timed out.</summary>
+    public OrphanRecord Answered() => Known ? this with { Duration = Duration + TimedOutAt.Elapsed } : this;
+}
 
 /// <summary>
 /// Counts orphaned responses and logs, once per interval, a summary naming the slowest few
@@ -68,7 +85,7 @@ internal sealed class OrphanReporter : IDisposable
             {
                 text.Append(' ').Append(orphan.Operation).Append(" '").Append(orphan.Key).Append("' on ").Append(orphan.Connection)
                     .Append(" opaque ").Append(orphan.Opaque);
-                if (orphan.StartTimestamp != 0)
+                if (orphan.Known)
                     text.Append(" answered after ").Append(orphan.Duration.TotalMilliseconds.ToString("0"))
                         .Append(" ms (timeout ").Append(orphan.Timeout.TotalMilliseconds.ToString("0")).Append(" ms)");
                 text.Append(';');

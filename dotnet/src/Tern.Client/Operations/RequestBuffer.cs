@@ -27,19 +27,18 @@ public sealed class RequestBuffer : IBufferWriter<byte>
     public ReadOnlySpan<byte> LogicalKey =>
         _buffer.AsSpan(FrameHeader.Size + _extrasLength + _keyPrefixLength, _keyLength - _keyPrefixLength);
 
-    /// <summary>Starts a request: reserves the header, writes the extras and the key (validated first).</summary>
+    /// <summary>Starts a request: reserves the header, writes the extras and the key (validated as it is encoded).</summary>
     public void Begin(string key, uint? collectionId, ReadOnlySpan<byte> extras)
     {
-        var keyLength = key.Length == 0 && collectionId is null ? 0 : KeyWriter.GetWireLength(key, collectionId);
         _written = 0;
+        var keyOffset = FrameHeader.Size + extras.Length;
+        var span = GetSpan(keyOffset + KeyWriter.MaxWireLength);
+        var keyLength = key.Length == 0 && collectionId is null ? 0 : KeyWriter.Write(span[keyOffset..], key, collectionId);
+        extras.CopyTo(span[FrameHeader.Size..]);
         _extrasLength = extras.Length;
         _keyLength = keyLength;
         _keyPrefixLength = collectionId is { } cid ? Leb128.GetLength(cid) : 0;
-        var span = GetSpan(FrameHeader.Size + extras.Length + keyLength);
-        extras.CopyTo(span[FrameHeader.Size..]);
-        if (keyLength > 0)
-            KeyWriter.Write(span[(FrameHeader.Size + extras.Length)..], key, collectionId);
-        _written = FrameHeader.Size + extras.Length + keyLength;
+        _written = keyOffset + keyLength;
     }
 
     /// <summary>Starts a request whose key is given as bytes (bootstrap commands, tests).</summary>

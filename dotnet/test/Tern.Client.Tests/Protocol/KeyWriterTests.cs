@@ -65,6 +65,64 @@ public class KeyWriterTests
         Assert.Equal(250 + 1, KeyWriter.GetWireLength(new string('k', 250), 0));
     }
 
+    [Theory]
+    [InlineData("é")]          // 2 UTF-8 bytes
+    [InlineData("€")]          // 3 UTF-8 bytes
+    [InlineData("\U0001F600")] // 4 UTF-8 bytes, a surrogate pair
+    public void AMultibyteCharStraddlingTheLimitIsRejectedWhole(string wide)
+    {
+        var wideBytes = Encoding.UTF8.GetByteCount(wide);
+        var fits = new string('k', KeyWriter.MaxKeyLength - wideBytes) + wide;
+        var straddles = new string('k', KeyWriter.MaxKeyLength - wideBytes + 1) + wide;
+
+        var writer = new ArrayBufferWriter<byte>();
+        Assert.Equal(KeyWriter.MaxKeyLength, KeyWriter.Write(writer, fits));
+        Assert.Equal(Encoding.UTF8.GetBytes(fits), writer.WrittenSpan.ToArray());
+
+        writer.Clear();
+        var error = Assert.Throws<InvalidArgumentException>(() => KeyWriter.Write(writer, straddles));
+        Assert.Contains("251 bytes", error.Message);
+        Assert.Equal(0, writer.WrittenCount);
+        var buffer = new byte[KeyWriter.MaxWireLength];
+        Assert.Throws<InvalidArgumentException>(() => KeyWriter.Write(buffer, straddles));
+    }
+
+    [Fact]
+    public void TheLimitInACollectionIsOnTheLogicalKeyWhateverThePrefixLength()
+    {
+        var writer = new ArrayBufferWriter<byte>();
+        // 246 bytes after a 1-byte prefix, and after the longest (5-byte) prefix: a 251-byte wire key.
+        Assert.Equal(1 + 246, KeyWriter.Write(writer, new string('k', 246), 8));
+        writer.Clear();
+        Assert.Equal(5 + 246, KeyWriter.Write(writer, new string('k', 246), uint.MaxValue));
+        Assert.Equal("ffffffff0f", Convert.ToHexStringLower(writer.WrittenSpan[..5]));
+
+        writer.Clear();
+        var straddles = new string('k', 245) + "é";
+        var error = Assert.Throws<InvalidArgumentException>(() => KeyWriter.Write(writer, straddles, 8));
+        Assert.Contains("246", error.Message);
+        Assert.Equal(0, writer.WrittenCount);
+    }
+
+    [Fact]
+    public void AValidKeyTooBigForTheCallersBufferIsAnArgumentErrorNotAKeyError()
+    {
+        var buffer = new byte[10];
+        var error = Assert.Throws<ArgumentException>(() => KeyWriter.Write(buffer, "document::12345", 8));
+        Assert.IsNotType<InvalidArgumentException>(error);
+        Assert.Contains("needs 16", error.Message);
+    }
+
+    [Fact]
+    public void ALoneSurrogateIsWrittenAsTheReplacementCharLikeTheLengthCountsIt()
+    {
+        var key = "k\ud800k";
+        var buffer = new byte[KeyWriter.MaxWireLength];
+        var written = KeyWriter.Write(buffer, key);
+        Assert.Equal(KeyWriter.GetWireLength(key), written);
+        Assert.Equal("6befbfbd6b", Convert.ToHexStringLower(buffer.AsSpan(0, written)));
+    }
+
     [Fact]
     public void RejectsAnEmptyKey()
     {
