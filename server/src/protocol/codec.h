@@ -35,20 +35,10 @@ DecodeResult check_header(std::span<const uint8_t> bytes);
 // On Ok, `out` points into `bytes` and out.size() bytes make up the frame.
 DecodeResult decode_frame(std::span<const uint8_t> bytes, Frame& out);
 
-// What to put in a frame that is being encoded. Spans are copied; nothing is retained.
-// Framing extras are written only with an alt magic (0x08, 0x18), whose key length is one byte.
-struct FrameParts {
-  uint8_t magic = 0;
-  uint8_t opcode = 0;
-  uint8_t datatype = 0;
-  uint16_t vbucket_or_status = 0;
-  uint32_t opaque = 0;
-  uint64_t cas = 0;
-  std::span<const uint8_t> framing_extras;
-  std::span<const uint8_t> extras;
-  std::span<const uint8_t> key;
-  std::span<const uint8_t> value;
-};
+// What to put in a frame that is being encoded: a Frame whose spans point at the parts.
+// Spans are copied; nothing is retained. Framing extras are written only with an alt magic
+// (0x08, 0x18), whose key length is one byte.
+using FrameParts = Frame;
 
 // Bytes the encoded frame will occupy.
 size_t encoded_size(const FrameParts& parts);
