@@ -308,6 +308,19 @@ TEST_F(DispatcherTest, TouchAndGatSetANewExpiry) {
                Status::KeyEnoent, "Not found");
 }
 
+// An absolute expiry already past expires the item as it is touched; GAT still answers
+// with the value it touched (as memcached does) rather than crashing on the missing item.
+TEST_F(DispatcherTest, GatWithAPastAbsoluteExpiryAnswersTheValueThenExpiresIt) {
+  set("k", "v", 9);
+  const auto past = static_cast<uint32_t>(clock_.unix_seconds() - 5);
+  const Response gat = one({.opcode = Opcode::Gat, .key = "k", .extras = be32(past)});
+  EXPECT_EQ(gat.status, Status::Success);
+  EXPECT_EQ(gat.value, "v");
+  EXPECT_EQ(gat.extras, be32(9));
+  EXPECT_NE(gat.cas, 0u);
+  EXPECT_EQ(get("k").status, Status::KeyEnoent);
+}
+
 TEST_F(DispatcherTest, StoredExpiryIsApplied) {
   set("k", "v", 0, 2);
   clock_.advance_seconds(1);

@@ -175,6 +175,9 @@ GetResult Engine::get(std::string_view key) {
 
 GetResult Engine::get_and_touch(std::string_view key, uint32_t expiry) {
   const int64_t deadline = expiry_deadline_ms(expiry);
+  // A deadline already past removes the item rather than publishing it, yet the touch
+  // still answers with the item it touched.
+  ItemPtr touched;
   Applied applied = mutate(*impl_, key, 0, Counter::CmdTouch,
                            [&](const ItemPtr& current, ShardCounters& counters, int64_t) {
                              if (!current) {
@@ -184,9 +187,11 @@ GetResult Engine::get_and_touch(std::string_view key, uint32_t expiry) {
                              counters.add(Counter::TouchHits);
                              auto item = remeta_item(current);
                              item->expiry_ms = deadline;
+                             touched = item;
                              return Change{Status::Success, std::move(item), false};
                            });
-  return {applied.status, std::move(applied.item)};
+  if (applied.status != Status::Success) return {applied.status, nullptr};
+  return {applied.status, std::move(touched)};
 }
 
 MutationResult Engine::touch(std::string_view key, uint32_t expiry) {
