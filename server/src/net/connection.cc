@@ -77,7 +77,11 @@ void Connection::pump() {
 }
 
 void Connection::start_read() {
-  auto space = input_.prepare(std::max(kReadChunk, requests_.bytes_wanted(input_.data())));
+  // The buffer grows with what has arrived (at most doubling per read), never straight to the
+  // size a header announces: a bare header must not cost the server a whole frame's memory.
+  const size_t growth_cap = std::max(kReadChunk, input_.size());
+  auto space = input_.prepare(
+      std::clamp(requests_.bytes_wanted(input_.data()), kReadChunk, growth_cap));
   reading_ = true;
   socket_.async_read_some(asio::buffer(space.data(), space.size()),
                           [self = shared_from_this()](const asio::error_code& error, size_t n) {

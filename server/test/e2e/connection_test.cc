@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <memory>
 #include <random>
 
@@ -35,6 +36,17 @@ std::string stat_value(Client& client, const std::string& name) {
     if (response->key == name) value = response->value;
   }
   return value;
+}
+
+// The resident memory of a process, in KiB, from /proc.
+size_t resident_kib(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stoul(line.substr(6));
+  }
+  ADD_FAILURE() << "no VmRSS for pid " << pid;
+  return 0;
 }
 
 TEST(ConnectionTest, BadMagicClosesTheConnectionAndIsLogged) {
@@ -74,6 +86,30 @@ TEST(ConnectionTest, OversizedValueIsRefusedAndTheConnectionKeepsWorking) {
   huge.opaque = 99;
   EXPECT_EQ(client.call(huge).opaque, 99u);
   EXPECT_EQ(client.call(simple(Opcode::Get, "limit")).value, std::string(1024, 'a'));
+}
+
+// A header costs the server what has arrived, not what it announces: bare headers claiming
+// large values must not make it reserve their size up front (a 24-byte DoS per connection).
+TEST(ConnectionTest, AnnouncedBodiesAreNotReservedBeforeTheyArrive) {
+  constexpr size_t kConnections = 16;
+  constexpr uint32_t kAnnounced = 8 << 20;
+  TerndProcess server({"--threads", "1", "--max-item-size", std::to_string(kAnnounced)});
+  Client probe(server.port());
+  ASSERT_EQ(probe.call(simple(Opcode::Noop)).status, Status::Success);
+  const size_t before = resident_kib(server.pid());
+
+  std::vector<std::unique_ptr<Client>> clients;
+  for (size_t i = 0; i < kConnections; ++i) {
+    clients.push_back(std::make_unique<Client>(server.port()));
+    ASSERT_TRUE(clients.back()->send_bytes(
+        header_with(0x80, static_cast<uint8_t>(Opcode::Set), 1, 8, 9 + kAnnounced)));
+  }
+  // One event loop: by the time a newer connection is answered, the headers have been read.
+  Client last(server.port());
+  ASSERT_EQ(last.call(simple(Opcode::Noop)).status, Status::Success);
+
+  const size_t after = resident_kib(server.pid());
+  EXPECT_LT(after - std::min(before, after), kConnections * (kAnnounced / 1024) / 4);
 }
 
 TEST(ConnectionTest, LargeValuesRoundTrip) {

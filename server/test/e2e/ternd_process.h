@@ -24,6 +24,7 @@ class TerndProcess {
   TerndProcess& operator=(const TerndProcess&) = delete;
 
   uint16_t port() const { return port_; }
+  pid_t pid() const { return pid_; }
 
   // Sends `signal` and waits for the process to exit; returns its exit status as
   // waitpid reports it, or -1 if it had not exited within the timeout (it is then killed).
