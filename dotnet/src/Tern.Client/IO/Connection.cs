@@ -65,6 +65,9 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
 
     public string Endpoint { get; }
 
+    /// <summary>When the connection was opened (<see cref="Stopwatch.GetTimestamp"/>).</summary>
+    public long OpenedTimestamp { get; } = Stopwatch.GetTimestamp();
+
     /// <summary>Endpoint plus a process-unique number, for logs.</summary>
     public string Name { get; }
 

@@ -26,6 +26,7 @@ internal sealed class NodePool : IAsyncDisposable
     private volatile Connection[] _connections = [];
     private TimeSpan _backoff;
     private long _retryAtTimestamp;
+    private long _reconnectAtTimestamp;
     private Exception? _lastError;
     private int _maintaining;
     private int _growing;
@@ -141,7 +142,8 @@ internal sealed class NodePool : IAsyncDisposable
                 Diagnostics.TernMetrics.ConnectionFailures.Add(1);
                 throw new NodeUnavailableException($"cannot connect to {Endpoint}: {e.Message}", null, e);
             }
-            _backoff = _backoffMin;
+            // The backoff is reset only once a connection has lasted (see OnClosed): a server that
+            // accepts and at once closes must not be reconnected to in a tight loop.
             Volatile.Write(ref _retryAtTimestamp, 0);
             connection.Closed += OnClosed;
             lock (_listLock)
@@ -159,6 +161,17 @@ internal sealed class NodePool : IAsyncDisposable
     {
         lock (_listLock)
             _connections = _connections.Where(c => !ReferenceEquals(c, connection)).ToArray();
+        // A connection that lasted proves the node healthy. One that died young delays the background
+        // reconnect like a failed connect, without failing operations fast: the node did answer.
+        if (LightweightStopwatch.ToTimeSpan(Stopwatch.GetTimestamp() - connection.OpenedTimestamp) >= _backoffMax)
+        {
+            _backoff = _backoffMin;
+        }
+        else
+        {
+            Volatile.Write(ref _reconnectAtTimestamp, Stopwatch.GetTimestamp() + LightweightStopwatch.ToTicks(_backoff));
+            _backoff = TimeSpan.FromTicks(Math.Min(_backoff.Ticks * 2, _backoffMax.Ticks));
+        }
         if (!_disposed.IsCancellationRequested)
             Maintain();
     }
@@ -174,15 +187,16 @@ internal sealed class NodePool : IAsyncDisposable
             {
                 while (!_disposed.IsCancellationRequested && _connections.Count(c => c.IsAlive) < _min)
                 {
+                    var retryAt = Math.Max(Volatile.Read(ref _retryAtTimestamp), Volatile.Read(ref _reconnectAtTimestamp));
+                    var wait = LightweightStopwatch.ToTimeSpan(retryAt - Stopwatch.GetTimestamp());
+                    if (wait > TimeSpan.Zero)
+                        await Task.Delay(wait, _disposed.Token).ConfigureAwait(false);
                     try
                     {
                         await ConnectAsync(_disposed.Token).ConfigureAwait(false);
                     }
                     catch (Exception) when (!_disposed.IsCancellationRequested)
                     {
-                        var wait = LightweightStopwatch.ToTimeSpan(Volatile.Read(ref _retryAtTimestamp) - Stopwatch.GetTimestamp());
-                        if (wait > TimeSpan.Zero)
-                            await Task.Delay(wait, _disposed.Token).ConfigureAwait(false);
                     }
                 }
             }
