@@ -244,6 +244,18 @@ public abstract class KvOperationTests<TFixture>(TFixture fixture) where TFixtur
 public sealed class MemcachedKvTests(MemcachedFixture fixture)
     : KvOperationTests<MemcachedFixture>(fixture), IClassFixture<MemcachedFixture>
 {
+    [Fact]
+    public async Task AValueOverMemcachedsItemLimitIsRejectedAndTheConnectionCarriesOn()
+    {
+        var key = NewKey("too-big");
+        var error = await Assert.ThrowsAsync<ValueTooLargeException>(
+            () => Collection.UpsertAsync(key, new byte[2 * 1024 * 1024]).AsTask());
+        Assert.Equal(key, error.Key);
+        await Collection.UpsertAsync(key, "small");
+        using var result = await Collection.GetAsync(key);
+        Assert.Equal("small", result.ContentAsString());
+    }
+
     // memcached 1.6 answers an unknown opcode only when the next request arrives, so GET_LOCKED
     // there ends in a timeout rather than an error.
     [Fact(Skip = "plain memcached lacks GET_LOCKED and UNLOCK_KEY; covered by TerndKvTests.LocksBlockWritersUntilUnlocked")]
@@ -256,6 +268,30 @@ public sealed class MemcachedKvTests(MemcachedFixture fixture)
 public sealed class TerndKvTests(TerndFixture fixture)
     : KvOperationTests<TerndFixture>(fixture), IClassFixture<TerndFixture>
 {
+    [Fact]
+    public async Task ValuesOfTwentyMegabytesCrossManySegmentsIntact()
+    {
+        // Just under ternd's 20 MiB item limit: the response spans hundreds of pipe segments and
+        // shares the connection with small operations answered in between.
+        var value = new byte[20 * 1024 * 1024 - 4096];
+        new Random(42).NextBytes(value);
+        var key = NewKey("large");
+        var slow = new UpsertOptions { Timeout = TimeSpan.FromSeconds(30) };
+        var small = Enumerable.Range(0, 50).Select(i => Collection.UpsertAsync($"{key}-{i}", i, slow).AsTask()).ToArray();
+        await Collection.UpsertAsync(key, value, slow);
+        await Task.WhenAll(small);
+
+        var reads = Enumerable.Range(0, 3).Select(async _ =>
+        {
+            using var result = await Collection.GetAsync(key, new GetOptions { Timeout = TimeSpan.FromSeconds(30) });
+            return result.ContentAsSpan().SequenceEqual(value);
+        }).ToArray();
+        using var between = await Collection.GetAsync($"{key}-7", new GetOptions { Timeout = TimeSpan.FromSeconds(30) });
+
+        Assert.All(await Task.WhenAll(reads), Assert.True);
+        Assert.Equal(7, between.ContentAs<int>());
+    }
+
     [Fact]
     public async Task LocksBlockWritersUntilUnlocked()
     {
