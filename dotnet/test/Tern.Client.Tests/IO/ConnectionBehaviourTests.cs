@@ -97,6 +97,26 @@ public class ConnectionBehaviourTests
     }
 
     [Fact]
+    public async Task AnEffectivelyInfiniteTimeoutWaitsForTheResponse()
+    {
+        await using var fake = await FakeCluster.StartAsync(TimeSpan.FromSeconds(10), maxInFlight: 1);
+        var (server, cluster, collection) = (fake.Server, fake.Cluster, fake.Collection);
+        var forever = new GetOptions { Timeout = TimeSpan.MaxValue };
+
+        // The second waits for the first's slot: both the in-flight deadline and the queue wait
+        // must take a timeout far beyond any timer's range.
+        var first = collection.GetAsync("first", forever).AsTask();
+        var second = collection.GetAsync("second", forever).AsTask();
+        await server.RespondAsync((await server.ReceiveAsync(1))[0], value: "one");
+        await server.RespondAsync((await server.ReceiveAsync(1))[0], value: "two");
+
+        using var firstResult = await first;
+        using var secondResult = await second;
+        Assert.Equal("one", firstResult.ContentAsString());
+        Assert.Equal("two", secondResult.ContentAsString());
+    }
+
+    [Fact]
     public async Task ADroppedConnectionFailsInFlightOperationsAtOnce()
     {
         await using var fake = await FakeCluster.StartAsync(TimeSpan.FromSeconds(30));
