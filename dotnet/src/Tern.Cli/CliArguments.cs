@@ -101,7 +101,8 @@ public sealed class CliArguments
         var text = Option(name);
         if (text is null)
             return TimeSpan.FromSeconds(fallback);
-        return double.TryParse(text, System.Globalization.NumberStyles.Float, System.Globalization.CultureInfo.InvariantCulture, out var seconds) && seconds > 0
+        return double.TryParse(text, System.Globalization.NumberStyles.Float, System.Globalization.CultureInfo.InvariantCulture, out var seconds)
+                && seconds > 0 && seconds < TimeSpan.MaxValue.TotalSeconds // beyond it TimeSpan overflows
             ? TimeSpan.FromSeconds(seconds)
             : throw new UsageException($"--{name} expects a positive number of seconds, got '{text}'");
     }

@@ -14,6 +14,8 @@ public sealed class CommandLineTests
     [InlineData("get k --server localhost:http", "port must be a number")]
     [InlineData("incr k --by", "option --by needs a value")]
     [InlineData("set k v --expirey 10", "unknown option --expirey")]
+    [InlineData("get k --timeout 1e300", "--timeout expects a positive number of seconds")]
+    [InlineData("set k v --expiry Infinity", "--expiry expects a positive number of seconds")]
     public async Task UsageErrorsExitWith2AndSayWhatIsWrong(string commandLine, string expected)
     {
         var run = await CliRun.RunAsync(commandLine.Split(' '));
