@@ -98,7 +98,7 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
         try
         {
             using var connectTimeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-            connectTimeout.CancelAfter(settings.ConnectTimeout);
+            connectTimeout.CancelAfter(Timeouts.Cap(settings.ConnectTimeout));
             try
             {
                 await socket.ConnectAsync(host, port, connectTimeout.Token).ConfigureAwait(false);

@@ -76,17 +76,10 @@ public abstract class OperationBase : IThreadPoolWorkItem
     /// <summary>Finishes encoding once the value (if any) is written.</summary>
     public void Seal(Datatype datatype = Datatype.Raw) => Request.Finish(Opcode, datatype, RequestCas);
 
-    /// <summary>
-    /// The longest timeout honoured (about 24.8 days, the most a timer or semaphore wait takes);
-    /// longer ones, such as <see cref="TimeSpan.MaxValue"/>, mean this. Beyond it the deadline would overflow.
-    /// </summary>
-    private static readonly TimeSpan MaxTimeout = TimeSpan.FromMilliseconds(int.MaxValue);
-
     /// <summary>Starts the clock; call once the request is encoded.</summary>
     public void Start(TimeSpan timeout, CancellationToken cancellationToken)
     {
-        if (timeout > MaxTimeout)
-            timeout = MaxTimeout;
+        timeout = Timeouts.Cap(timeout);
         StartTimestamp = Stopwatch.GetTimestamp();
         Timeout = timeout;
         DeadlineTimestamp = StartTimestamp + LightweightStopwatch.ToTicks(timeout);

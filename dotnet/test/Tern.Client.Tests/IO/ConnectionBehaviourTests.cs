@@ -117,6 +117,18 @@ public class ConnectionBehaviourTests
     }
 
     [Fact]
+    public async Task AnEffectivelyInfiniteConnectTimeoutConnects()
+    {
+        await using var server = new FakeServer();
+        await using var cluster = await Cluster.ConnectAsync(server.ConnectionString,
+            new ClusterOptions { ConnectTimeout = TimeSpan.MaxValue, MaxConnectionsPerNode = 1 });
+        var pending = cluster.Bucket("b").DefaultCollection().GetAsync("k").AsTask();
+        await server.RespondAsync((await server.ReceiveAsync(1))[0], value: "v");
+        using var result = await pending;
+        Assert.Equal("v", result.ContentAsString());
+    }
+
+    [Fact]
     public async Task ADroppedConnectionFailsInFlightOperationsAtOnce()
     {
         await using var fake = await FakeCluster.StartAsync(TimeSpan.FromSeconds(30));
