@@ -107,7 +107,7 @@ internal sealed class NodePool : IAsyncDisposable
         }
     }
 
-    private void ThrowIfBackingOff(string key)
+    private void ThrowIfBackingOff(string? key)
     {
         var wait = Volatile.Read(ref _retryAtTimestamp) - Stopwatch.GetTimestamp();
         if (wait > 0)
@@ -127,6 +127,8 @@ internal sealed class NodePool : IAsyncDisposable
             // Someone else connected while we waited for the gate.
             if (!ReferenceEquals(connectionsBefore, _connections) && TryGetConnection() is not null && _connections.Length >= _min)
                 return;
+            // Someone else failed while we waited: share their outcome rather than each retry at once.
+            ThrowIfBackingOff(null);
             Connection connection;
             try
             {

@@ -1,5 +1,7 @@
 using System.Net;
 using System.Net.Sockets;
+using Tern.Client.IO;
+using Tern.Client.Tests.Support;
 
 namespace Tern.Client.Tests.IO;
 
@@ -40,5 +42,41 @@ public class ReconnectBackoffTests
         await Record.ExceptionAsync(() => acceptLoop);
 
         Assert.InRange(attempts, 1, 15);
+    }
+
+    /// <summary>Lets the first connection through and refuses every later one, counting attempts.</summary>
+    private sealed class RefusesAfterFirst : IConnectionInitializer
+    {
+        public int Attempts;
+
+        public ValueTask InitializeAsync(IKvConnection connection, CancellationToken cancellationToken) =>
+            Interlocked.Increment(ref Attempts) == 1
+                ? ValueTask.CompletedTask
+                : throw new IOException("refused by the test");
+    }
+
+    [Fact]
+    public async Task CallersWaitingToConnectDoNotEachRetryAfterAFailure()
+    {
+        var refuser = new RefusesAfterFirst();
+        await using var server = new FakeServer();
+        await using var cluster = await Cluster.ConnectAsync(server.ConnectionString, new ClusterOptions
+        {
+            ConnectionInitializers = [refuser],
+            MaxConnectionsPerNode = 1,
+            ReconnectBackoffMin = TimeSpan.FromSeconds(5),
+            ReconnectBackoffMax = TimeSpan.FromSeconds(5),
+        });
+        var collection = cluster.Bucket("b").DefaultCollection();
+        cluster.Nodes[0].Connections[0].Fail(new IOException("dropped by the test"));
+
+        // All arrive before any attempt has failed, so all queue for the one connect attempt.
+        var operations = Enumerable.Range(0, 50).Select(i => collection.GetAsync($"k{i}").AsTask()).ToArray();
+        foreach (var operation in operations)
+            await Record.ExceptionAsync(() => operation);
+
+        // The first reconnect attempt fails and starts the 5 s backoff; the callers queued behind
+        // it must fail with it, not each make an attempt of their own.
+        Assert.InRange(Volatile.Read(ref refuser.Attempts), 2, 3);
     }
 }
