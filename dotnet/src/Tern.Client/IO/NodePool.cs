@@ -89,6 +89,7 @@ internal sealed class NodePool : IAsyncDisposable
         {
             if (TryGetConnection() is { } connection)
                 return connection;
+            ThrowIfDisposed();
             ThrowIfBackingOff(operation.Key);
             var remaining = LightweightStopwatch.ToTimeSpan(operation.DeadlineTimestamp - Stopwatch.GetTimestamp());
             var connecting = ConnectAsync(operation.CancellationToken);
@@ -104,7 +105,18 @@ internal sealed class NodePool : IAsyncDisposable
                 _ = connecting.ContinueWith(static t => _ = t.Exception, TaskContinuationOptions.OnlyOnFaulted);
                 throw Timeouts.NoConnection(operation, Endpoint);
             }
+            catch (OperationCanceledException) when (!operation.CancellationToken.IsCancellationRequested)
+            {
+                ThrowIfDisposed(); // the attempt was cancelled by the cluster's disposal, not by the caller
+                throw;
+            }
         }
+    }
+
+    private void ThrowIfDisposed()
+    {
+        if (_disposed.IsCancellationRequested)
+            throw new ObjectDisposedException(nameof(Cluster), $"the cluster was disposed: no operation can be sent to {Endpoint}");
     }
 
     private void ThrowIfBackingOff(string? key)

@@ -129,6 +129,16 @@ public class ConnectionBehaviourTests
     }
 
     [Fact]
+    public async Task OperationsAfterDisposeSayTheClusterIsDisposed()
+    {
+        var fake = await FakeCluster.StartAsync(TimeSpan.FromSeconds(10));
+        await fake.DisposeAsync();
+
+        var error = await Assert.ThrowsAsync<ObjectDisposedException>(() => fake.Collection.GetAsync("k").AsTask());
+        Assert.Contains("disposed", error.Message);
+    }
+
+    [Fact]
     public async Task ADroppedConnectionFailsInFlightOperationsAtOnce()
     {
         await using var fake = await FakeCluster.StartAsync(TimeSpan.FromSeconds(30));
