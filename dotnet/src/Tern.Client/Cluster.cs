@@ -29,7 +29,7 @@ public sealed class Cluster : IAsyncDisposable
 
     /// <summary>
     /// Connects to every node of the connection string. Succeeds when at least one node answers;
-    /// the others keep being retried in the background.
+    /// the others keep being retried in the background. Cancelling throws <see cref="OperationCanceledException"/>.
     /// </summary>
     public static async Task<Cluster> ConnectAsync(string connectionString, ClusterOptions? options = null,
         CancellationToken cancellationToken = default)
@@ -57,9 +57,10 @@ public sealed class Cluster : IAsyncDisposable
                 return e;
             }
         })).ConfigureAwait(false);
-        if (failures.All(f => f is not null))
+        if (failures.All(f => f is not null) || cancellationToken.IsCancellationRequested)
         {
             await cluster.DisposeAsync().ConfigureAwait(false);
+            cancellationToken.ThrowIfCancellationRequested();
             throw new NodeUnavailableException(
                 $"could not connect to any node of '{connectionString}': {string.Join("; ", failures.Select(f => f!.Message))}",
                 null, failures[0]);

@@ -138,6 +138,22 @@ public class ConnectionBehaviourTests
         Assert.Contains("disposed", error.Message);
     }
 
+    private sealed class HangingBootstrap : Tern.Client.IO.IConnectionInitializer
+    {
+        public async ValueTask InitializeAsync(Tern.Client.IO.IKvConnection connection, CancellationToken cancellationToken) =>
+            await Task.Delay(Timeout.Infinite, cancellationToken);
+    }
+
+    [Fact]
+    public async Task CancellingConnectThrowsOperationCanceled()
+    {
+        await using var server = new FakeServer();
+        using var cancellation = new CancellationTokenSource(TimeSpan.FromMilliseconds(100));
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => Cluster.ConnectAsync(server.ConnectionString,
+            new ClusterOptions { ConnectionInitializers = [new HangingBootstrap()] }, cancellation.Token));
+    }
+
     [Fact]
     public async Task ADroppedConnectionFailsInFlightOperationsAtOnce()
     {
