@@ -1,6 +1,7 @@
 #include "net/connection.h"
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 
 #include <spdlog/spdlog.h>
@@ -13,6 +14,8 @@ namespace {
 constexpr size_t kReadChunk = 16 * 1024;
 // Output at which the connection stops executing and reading until the socket drains it.
 constexpr size_t kOutputHighWater = 1 << 20;
+// How long a connection the server ends waits for the peer to close its side.
+constexpr auto kLingerTime = std::chrono::seconds(2);
 
 std::string peer_name(const asio::ip::tcp::socket& socket) {
   asio::error_code error;
@@ -31,6 +34,7 @@ void release_if_large(std::vector<uint8_t>& buffer) {
 Connection::Connection(asio::ip::tcp::socket socket, commands::Dispatcher& dispatcher,
                        size_t max_item_size, ServerStats& stats)
     : socket_(std::move(socket)),
+      linger_timer_(socket_.get_executor()),
       stats_(stats),
       peer_(peer_name(socket_)),
       requests_(dispatcher, max_item_size, peer_) {
@@ -69,7 +73,11 @@ void Connection::pump() {
 
   bool output_backed_up = pending_.size() >= kOutputHighWater ||
                           (write_in_flight_ && writing_.size() >= kOutputHighWater);
-  if (requests_.closing() || (peer_done_ && !output_backed_up)) {
+  if (requests_.closing()) {
+    if (!write_in_flight_) linger();
+    return;
+  }
+  if (peer_done_ && !output_backed_up) {
     if (!write_in_flight_) close();
     return;
   }
@@ -136,9 +144,35 @@ void Connection::on_written(const asio::error_code& error, size_t) {
   pump();
 }
 
+// Ends a connection the peer may still be sending on. Closing a socket with unread input
+// makes the kernel reset it, discarding the answers still queued for the peer; so send a
+// FIN after them instead, and drop input until the peer closes too (or kLingerTime passes).
+void Connection::linger() {
+  asio::error_code ignored;
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+  linger_timer_.expires_after(kLingerTime);
+  linger_timer_.async_wait([self = shared_from_this()](const asio::error_code&) {
+    self->close();
+  });
+  discard_input();
+}
+
+void Connection::discard_input() {
+  auto space = input_.prepare(kReadChunk);
+  socket_.async_read_some(asio::buffer(space.data(), space.size()),
+                          [self = shared_from_this()](const asio::error_code& error, size_t) {
+                            if (error || self->closed_) {
+                              self->close();
+                            } else {
+                              self->discard_input();
+                            }
+                          });
+}
+
 void Connection::close() {
   if (closed_) return;
   closed_ = true;
+  linger_timer_.cancel();
   asio::error_code ignored;
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);

@@ -34,9 +34,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void on_read(const asio::error_code& error, size_t n);
   void send_pending();
   void on_written(const asio::error_code& error, size_t n);
+  void linger();
+  void discard_input();
   void close();
 
   asio::ip::tcp::socket socket_;
+  asio::steady_timer linger_timer_;  // bounds how long linger() waits for the peer
   ServerStats& stats_;
   const std::string peer_;  // for logs
   RequestStream requests_;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <memory>
 #include <random>
+#include <thread>
 
 #include "protocol/codec.h"
 #include "test_client.h"
@@ -195,6 +196,38 @@ TEST(ConnectionTest, SigintStopsTheServerWithExitCodeZero) {
   int status = server.stop(SIGINT);
   ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
   EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+// Ending a connection (QUIT, or a stream it cannot trust) must not cost the answers queued
+// before it, even while the peer is still sending: a plain close with unread input resets
+// the connection and the kernel drops what it had not yet sent.
+TEST(ConnectionTest, AnswersBeforeQuitArriveWhileThePeerKeepsSending) {
+  TerndProcess server;
+  Client client(server.port());
+  std::string value(600 * 1024, 'p');
+  ASSERT_EQ(client.call(store(Opcode::Set, "wide", value)).status, Status::Success);
+  std::vector<uint8_t> batch;
+  for (uint32_t i = 0; i < 20; ++i) {
+    Request get = simple(Opcode::Get, "wide");
+    get.opaque = i;
+    auto bytes = get.encode();
+    batch.insert(batch.end(), bytes.begin(), bytes.end());
+  }
+  auto quit = simple(Opcode::Quit).encode();
+  batch.insert(batch.end(), quit.begin(), quit.end());
+  batch.resize(batch.size() + (4 << 20), 0x80);
+  std::thread sender([&] { client.send_bytes(batch); });
+  uint32_t got = 0;
+  while (auto response = client.receive()) {
+    if (response->opcode == Opcode::Quit) {
+      ++got;
+      break;
+    }
+    EXPECT_EQ(response->opaque, got);
+    ++got;
+  }
+  sender.join();
+  EXPECT_EQ(got, 21u);
 }
 
 }  // namespace
