@@ -27,7 +27,9 @@ public static class ErrorReport
             return (CannotConnect(server, socket), ExitCodes.Unreachable);
         return error switch
         {
-            ConnectionFailedException or NodeUnavailableException or IOException =>
+            // The node never took a connection (e.g. the connect timed out): say why, innermost first.
+            NodeUnavailableException => ($"cannot connect to {server}: {Innermost(error).Message}", ExitCodes.Unreachable),
+            ConnectionFailedException or IOException =>
                 ($"lost the connection to {server}: {error.Message}", ExitCodes.Unreachable),
             TernException => (error.Message, ExitCodes.OperationFailed),
             OperationCanceledException => ("cancelled", ExitCodes.OperationFailed),
@@ -49,6 +51,13 @@ public static class ErrorReport
             $"lost the connection to {server}: closed by the server — check its log",
         _ => $"cannot connect to {server}: {socket.Message}",
     };
+
+    private static Exception Innermost(Exception error)
+    {
+        while (error.InnerException is { } inner)
+            error = inner;
+        return error;
+    }
 
     private static SocketException? FindSocketError(Exception? error)
     {

@@ -48,4 +48,31 @@ public sealed class CommandLineTests
         Assert.Equal(ExitCodes.Unreachable, run.ExitCode);
         Assert.Equal($"tern: cannot connect to 127.0.0.1:{port}: connection refused — is ternd running? (make run)", run.Error);
     }
+
+    [Fact]
+    public async Task AServerThatNeverAcceptsExitsWith3SayingTheConnectTimedOut()
+    {
+        // A listener whose accept queue is full: the kernel drops further connection attempts unanswered.
+        using var listener = new Socket(SocketType.Stream, ProtocolType.Tcp);
+        listener.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+        listener.Listen(1);
+        var endpoint = (IPEndPoint)listener.LocalEndPoint!;
+        var fillers = Enumerable.Range(0, 4).Select(_ => new Socket(SocketType.Stream, ProtocolType.Tcp)).ToArray();
+        try
+        {
+            foreach (var filler in fillers)
+                _ = filler.ConnectAsync(endpoint);
+
+            var run = await CliRun.RunAsync("get", "k", "--server", $"127.0.0.1:{endpoint.Port}", "--timeout", "0.5");
+
+            Assert.Equal(ExitCodes.Unreachable, run.ExitCode);
+            Assert.StartsWith($"tern: cannot connect to 127.0.0.1:{endpoint.Port}: ", run.Error);
+            Assert.Contains("500 ms", run.Error);
+        }
+        finally
+        {
+            foreach (var filler in fillers)
+                filler.Dispose();
+        }
+    }
 }
