@@ -90,6 +90,25 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
     /// <summary>Raised once when the connection fails or is disposed.</summary>
     public event Action<Connection>? Closed;
 
+    /// <summary>
+    /// Subscribes <paramref name="handler"/> to <see cref="Closed"/>, or runs it now if the connection
+    /// has already closed: either way it runs exactly once, however the two race.
+    /// </summary>
+    public void WhenClosed(Action<Connection> handler)
+    {
+        lock (_writeLock)
+        {
+            // Fail sets _failure under this lock before it raises Closed, so a handler added here
+            // while _failure is null is one Fail will see.
+            if (_failure is null)
+            {
+                Closed += handler;
+                return;
+            }
+        }
+        handler(this);
+    }
+
     /// <summary>Opens, starts and bootstraps a connection.</summary>
     public static async Task<Connection> OpenAsync(string host, int port, ConnectionSettings settings, CancellationToken cancellationToken)
     {

@@ -159,9 +159,10 @@ internal sealed class NodePool : IAsyncDisposable
             // The backoff is reset only once a connection has lasted (see OnClosed): a server that
             // accepts and at once closes must not be reconnected to in a tight loop.
             Volatile.Write(ref _retryAtTimestamp, 0);
-            connection.Closed += OnClosed;
             lock (_listLock)
                 _connections = [.. _connections, connection];
+            // After it is listed, so that removal finds it even if it closed during bootstrap.
+            connection.WhenClosed(OnClosed);
             if (_disposed.IsCancellationRequested)
                 await connection.DisposeAsync().ConfigureAwait(false);
         }

@@ -79,4 +79,45 @@ public class ReconnectBackoffTests
         // it must fail with it, not each make an attempt of their own.
         Assert.InRange(Volatile.Read(ref refuser.Attempts), 2, 3);
     }
+
+    /// <summary>Bootstrap work that outlasts the connection: it ends only once the server has closed it.</summary>
+    private sealed class OutlivesTheConnection : IConnectionInitializer
+    {
+        public async ValueTask InitializeAsync(IKvConnection connection, CancellationToken cancellationToken)
+        {
+            var watch = System.Diagnostics.Stopwatch.StartNew();
+            while (((Connection)connection).IsAlive && watch.Elapsed < TimeSpan.FromSeconds(10))
+                await Task.Delay(5, cancellationToken);
+        }
+    }
+
+    [Fact]
+    public async Task AConnectionThatDiesWhileBootstrappingLeavesThePool()
+    {
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        using var stop = new CancellationTokenSource();
+        var acceptLoop = Task.Run(async () =>
+        {
+            while (!stop.IsCancellationRequested)
+                (await listener.AcceptSocketAsync(stop.Token)).Dispose();
+        });
+
+        await using (var cluster = await Cluster.ConnectAsync($"memcached://127.0.0.1:{((IPEndPoint)listener.LocalEndpoint).Port}",
+            new ClusterOptions
+            {
+                ConnectionInitializers = [new OutlivesTheConnection()],
+                MaxConnectionsPerNode = 1,
+                // No reconnect during the test: the pool's content is then only what the start left.
+                ReconnectBackoffMin = TimeSpan.FromSeconds(30),
+                ReconnectBackoffMax = TimeSpan.FromSeconds(30),
+            }))
+        {
+            // Closed fired before the pool listened for it: the dead connection must not stay in
+            // the pool, where it would count towards the maximum and never be replaced.
+            Assert.Empty(cluster.Nodes[0].Connections);
+        }
+        stop.Cancel();
+        await Record.ExceptionAsync(() => acceptLoop);
+    }
 }
