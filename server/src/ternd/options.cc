@@ -18,11 +18,13 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
   app.add_option("--threads", options.threads, "worker threads (default: number of cores)")
       ->check(CLI::Range(1u, 1024u))
       ->capture_default_str();
+  // Bounds keep the byte arithmetic in range: the quota in bytes must fit 64 bits with room,
+  // and a value must fit the protocol's 32-bit body length with its header parts.
   app.add_option("--memory-mb", options.memory_mb, "memory quota for items, in MiB")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(size_t{1}, kMaxMemoryMb))
       ->capture_default_str();
   app.add_option("--max-item-size", options.max_item_size, "largest value accepted, in bytes")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(size_t{1}, kMaxItemSizeLimit))
       ->capture_default_str();
   app.add_option("--max-connections", options.max_connections,
                  "connections beyond this are refused")
