@@ -79,9 +79,9 @@ internal sealed class NodePool : IAsyncDisposable
     }
 
     /// <summary>
-    /// A live connection, opening one if needed; fails fast during reconnect backoff, and with a
-    /// timeout when no connection is ready by the operation's deadline (a connect or bootstrap
-    /// step may hang).
+    /// A live connection, opening one if needed; fails fast during reconnect backoff, waits for the
+    /// scheduled reconnect after a connection died young, and fails with a timeout when no
+    /// connection is ready by the operation's deadline (a connect or bootstrap step may hang).
     /// </summary>
     public async ValueTask<Connection> GetConnectionAsync(OperationBase operation)
     {
@@ -92,6 +92,13 @@ internal sealed class NodePool : IAsyncDisposable
             ThrowIfDisposed();
             ThrowIfBackingOff(operation.Key);
             var remaining = LightweightStopwatch.ToTimeSpan(operation.DeadlineTimestamp - Stopwatch.GetTimestamp());
+            // Connecting now would only repeat what just failed (see OnClosed): wait for the reconnect.
+            var quiet = LightweightStopwatch.ToTimeSpan(Volatile.Read(ref _reconnectAtTimestamp) - Stopwatch.GetTimestamp());
+            if (quiet > TimeSpan.Zero && remaining > TimeSpan.Zero)
+            {
+                await Task.Delay(quiet < remaining ? quiet : remaining, operation.CancellationToken).ConfigureAwait(false);
+                continue;
+            }
             var connecting = ConnectAsync(operation.CancellationToken);
             try
             {

@@ -120,4 +120,42 @@ public class ReconnectBackoffTests
         stop.Cancel();
         await Record.ExceptionAsync(() => acceptLoop);
     }
+
+    [Fact]
+    public async Task OperationsDoNotReconnectInALoopToAServerThatClosesAtOnce()
+    {
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        var accepted = 0;
+        using var stop = new CancellationTokenSource();
+        var acceptLoop = Task.Run(async () =>
+        {
+            while (!stop.IsCancellationRequested)
+            {
+                using var socket = await listener.AcceptSocketAsync(stop.Token);
+                Interlocked.Increment(ref accepted);
+            }
+        });
+
+        await using (var cluster = await Cluster.ConnectAsync($"memcached://127.0.0.1:{((IPEndPoint)listener.LocalEndpoint).Port}",
+            new ClusterOptions
+            {
+                MaxConnectionsPerNode = 1,
+                ReconnectBackoffMin = TimeSpan.FromMilliseconds(50),
+                ReconnectBackoffMax = TimeSpan.FromSeconds(1),
+            }))
+        {
+            // One operation after another for a second, each waiting up to its timeout for a
+            // connection: they must wait for the pool's backed-off reconnect, not each connect anew.
+            var collection = cluster.Bucket("b").DefaultCollection();
+            var watch = System.Diagnostics.Stopwatch.StartNew();
+            while (watch.Elapsed < TimeSpan.FromSeconds(1))
+                await Record.ExceptionAsync(async () => (await collection.GetAsync("k", new GetOptions { Timeout = TimeSpan.FromMilliseconds(300) })).Dispose());
+        }
+        var attempts = Volatile.Read(ref accepted);
+        stop.Cancel();
+        await Record.ExceptionAsync(() => acceptLoop);
+
+        Assert.InRange(attempts, 1, 20);
+    }
 }
