@@ -131,18 +131,24 @@ TEST(ConnectionTest, RequestSplitIntoSingleBytesIsReassembled) {
   EXPECT_EQ(client.call(simple(Opcode::Get, "split")).value, "pieces");
 }
 
+// `count` GETs of `key` back to back in one buffer, with opaques 0 to count - 1.
+std::vector<uint8_t> pipelined_gets(const std::string& key, uint32_t count) {
+  std::vector<uint8_t> batch;
+  for (uint32_t i = 0; i < count; ++i) {
+    Request get = simple(Opcode::Get, key);
+    get.opaque = i;
+    auto bytes = get.encode();
+    batch.insert(batch.end(), bytes.begin(), bytes.end());
+  }
+  return batch;
+}
+
 TEST(ConnectionTest, PipelinedAnswersLargerThanTheOutputLimitAllArriveInOrder) {
   TerndProcess server;
   Client client(server.port());
   std::string value(600 * 1024, 'p');
   ASSERT_EQ(client.call(store(Opcode::Set, "wide", value)).status, Status::Success);
-  std::vector<uint8_t> batch;
-  for (uint32_t i = 0; i < 20; ++i) {
-    Request get = simple(Opcode::Get, "wide");
-    get.opaque = i;
-    auto bytes = get.encode();
-    batch.insert(batch.end(), bytes.begin(), bytes.end());
-  }
+  std::vector<uint8_t> batch = pipelined_gets("wide", 20);
   ASSERT_TRUE(client.send_bytes(batch));
   for (uint32_t i = 0; i < 20; ++i) {
     auto response = client.receive();
@@ -206,13 +212,7 @@ TEST(ConnectionTest, AnswersBeforeQuitArriveWhileThePeerKeepsSending) {
   Client client(server.port());
   std::string value(600 * 1024, 'p');
   ASSERT_EQ(client.call(store(Opcode::Set, "wide", value)).status, Status::Success);
-  std::vector<uint8_t> batch;
-  for (uint32_t i = 0; i < 20; ++i) {
-    Request get = simple(Opcode::Get, "wide");
-    get.opaque = i;
-    auto bytes = get.encode();
-    batch.insert(batch.end(), bytes.begin(), bytes.end());
-  }
+  std::vector<uint8_t> batch = pipelined_gets("wide", 20);
   auto quit = simple(Opcode::Quit).encode();
   batch.insert(batch.end(), quit.begin(), quit.end());
   batch.resize(batch.size() + (4 << 20), 0x80);
