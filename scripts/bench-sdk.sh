@@ -3,14 +3,17 @@
 # Tern.Client end to end: starts ternd (--port 0) and memcached (binary protocol, a free port),
 # then runs Get and Upsert through the SDK against each, 1 and 64 operations in flight, and
 # prints ops/s, p50/p99 latency and bytes allocated per operation (Tern.Benchmarks `sdk` mode).
-# TERND=path picks another ternd binary. Both servers are stopped on exit; their logs are kept
-# in build/bench-sdk/. As root everything runs at nice -10, ahead of builds sharing the machine.
+# Both servers get the same number of worker threads, SERVER_THREADS (default 2), so the
+# comparison is between servers, not thread counts. TERND=path picks another ternd binary.
+# Both servers are stopped on exit; their logs are kept in build/bench-sdk/. As root
+# everything runs at nice -10, ahead of builds sharing the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" -ne 0 ] || renice -n -10 $$ >/dev/null
 out=$PWD/build/bench-sdk
 mkdir -p "$out"
 ternd=${TERND:-build/release/server/ternd}
+server_threads=${SERVER_THREADS:-2}
 [ -x "$ternd" ] || bash scripts/build-server.sh build/release Release
 project=dotnet/bench/Tern.Benchmarks
 dotnet build "$project" -c Release -nologo -v q >/dev/null
@@ -45,12 +48,12 @@ free_port() {
   return 1
 }
 
-"$ternd" --port 0 2>"$out/ternd.log" &
+"$ternd" --port 0 --threads "$server_threads" 2>"$out/ternd.log" &
 pids+=($!)
 ternd_port=$(wait_for_port "$out/ternd.log" "$!")
 
 memcached_port=$(free_port)
-memcached -B binary -U 0 -l 127.0.0.1 -p "$memcached_port" -u "$(id -un)" 2>"$out/memcached.log" &
+memcached -B binary -U 0 -t "$server_threads" -l 127.0.0.1 -p "$memcached_port" -u "$(id -un)" 2>"$out/memcached.log" &
 pids+=($!)
 memcached_pid=$!
 for _ in $(seq 1 100); do
@@ -62,6 +65,7 @@ done
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)," \
   ".NET $(dotnet --list-runtimes | sed -n 's/^Microsoft.NETCore.App \([^ ]*\).*/\1/p' | tail -n 1)," \
   "load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
+echo "servers: ternd --threads $server_threads; memcached -B binary -t $server_threads"
 (cd "$project" && dotnet bin/Release/net10.0/Tern.Benchmarks.dll sdk \
   --target "ternd=127.0.0.1:$ternd_port" \
   --target "memcached=memcached://127.0.0.1:$memcached_port" "$@")
