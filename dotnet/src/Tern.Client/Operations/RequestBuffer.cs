@@ -33,7 +33,7 @@ public sealed class RequestBuffer : IBufferWriter<byte>
         _written = 0;
         var keyOffset = FrameHeader.Size + extras.Length;
         var span = GetSpan(keyOffset + KeyWriter.MaxWireLength);
-        var keyLength = key.Length == 0 && collectionId is null ? 0 : KeyWriter.Write(span[keyOffset..], key, collectionId);
+        var keyLength = KeyWriter.Write(span[keyOffset..], key, collectionId);
         extras.CopyTo(span[FrameHeader.Size..]);
         _extrasLength = extras.Length;
         _keyLength = keyLength;

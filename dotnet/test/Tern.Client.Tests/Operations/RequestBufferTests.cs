@@ -30,4 +30,16 @@ public class RequestBufferTests
         Assert.Throws<InvalidArgumentException>(() => request.Begin(new string('k', 249) + "é", null, [0, 0, 0, 0]));
         Assert.Equal(0, request.Written.Length);
     }
+
+    [Fact]
+    public void AnEmptyKeyIsRejectedInsteadOfSentAndDropsThePreviousRequest()
+    {
+        var request = new RequestBuffer();
+        request.Begin("previous", null, []);
+
+        var error = Assert.Throws<InvalidArgumentException>(() => request.Begin("", null, [0, 0, 0, 0]));
+
+        Assert.Contains("must not be empty", error.Message);
+        Assert.Equal(0, request.Written.Length);
+    }
 }

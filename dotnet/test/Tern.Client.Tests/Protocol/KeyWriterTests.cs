@@ -126,7 +126,8 @@ public class KeyWriterTests
     [Fact]
     public void RejectsAnEmptyKey()
     {
-        Assert.Throws<InvalidArgumentException>(() => KeyWriter.GetWireLength(""));
+        var error = Assert.Throws<InvalidArgumentException>(() => KeyWriter.GetWireLength(""));
+        Assert.Equal("document key must not be empty", error.Message);
     }
 
     [Fact]
