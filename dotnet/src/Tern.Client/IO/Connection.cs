@@ -428,7 +428,7 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
 
     private ConnectionFailedException ConnectionError(OperationBase operation, Exception reason, bool sent) =>
         new($"{operation.Opcode.Name()} of key '{TernException.Describe(operation.Key)}' failed: connection {Name} " +
-            $"is down ({reason.Message}); the request was {(sent ? "sent, so a mutation may or may not have been applied" : "not sent")}",
+            $"is down ({reason.Message}); the request was {(!sent ? "not sent" : operation.IsMutation ? "sent, so the change may or may not have been applied" : "sent")}",
             operation.Key, reason);
 
     public async ValueTask DisposeAsync()
