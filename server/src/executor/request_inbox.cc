@@ -53,4 +53,9 @@ void RequestInbox::close() {
   drained_.notify_all();
 }
 
+size_t RequestInbox::blocked_posters() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return blocked_posters_;
+}
+
 }  // namespace tern::executor

@@ -43,6 +43,9 @@ class RequestInbox {
   // Refuses further posts; take() returns false once the backlog is taken.
   void close();
 
+  // How many posters are waiting for room right now; lets tests see a poster blocked.
+  size_t blocked_posters();
+
  private:
   std::mutex mutex_;
   std::condition_variable arrived_;
