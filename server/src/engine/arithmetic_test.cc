@@ -1,21 +1,45 @@
 #include "engine/counter_value.h"
 #include "engine/engine_fixture.h"
 
+#include <string>
+
 namespace tern::engine {
 namespace {
 
 constexpr uint32_t kNoCreate = 0xffffffff;
 
-TEST(CounterValueTest, ParsesOnlyDecimalU64) {
+// The cases below were answered by a real memcached 1.6.18 (INCREMENT by 1 on the stored
+// value): a counter there is a counter here, and DeltaBadval there is nullopt here.
+TEST(CounterValueTest, AcceptsWhatMemcachedAccepts) {
   EXPECT_EQ(parse_counter("0"), 0u);
+  EXPECT_EQ(parse_counter("12"), 12u);
   EXPECT_EQ(parse_counter("18446744073709551615"), ~uint64_t{0});
-  EXPECT_EQ(parse_counter("18446744073709551616"), std::nullopt);
-  EXPECT_EQ(parse_counter(""), std::nullopt);
-  EXPECT_EQ(parse_counter("-1"), std::nullopt);
-  EXPECT_EQ(parse_counter("+1"), std::nullopt);
-  EXPECT_EQ(parse_counter(" 1"), std::nullopt);
-  EXPECT_EQ(parse_counter("12a"), std::nullopt);
-  EXPECT_EQ(parse_counter("000000000000000000001"), std::nullopt);
+  EXPECT_EQ(parse_counter("000000000000000000000000012"), 12u);
+  // Whitespace around the digits, of every kind C's isspace knows.
+  EXPECT_EQ(parse_counter(" 12"), 12u);
+  EXPECT_EQ(parse_counter("12 "), 12u);
+  EXPECT_EQ(parse_counter(" 12 "), 12u);
+  EXPECT_EQ(parse_counter("\t\n\v\f\r12\r\n"), 12u);
+  EXPECT_EQ(parse_counter(std::string(1000, ' ') + "12"), 12u);
+  // After the digits and one whitespace or NUL, anything goes.
+  EXPECT_EQ(parse_counter("12 x"), 12u);
+  EXPECT_EQ(parse_counter("1 2"), 1u);
+  EXPECT_EQ(parse_counter(std::string_view("12\0x", 4)), 12u);
+  // Signs, as strtoull reads them: '-' negates modulo 2^64 unless that is negative.
+  EXPECT_EQ(parse_counter("+12"), 12u);
+  EXPECT_EQ(parse_counter(" +12"), 12u);
+  EXPECT_EQ(parse_counter("-0"), 0u);
+  EXPECT_EQ(parse_counter("-18446744073709551615"), 1u);
+  EXPECT_EQ(parse_counter("-9223372036854775809"), 9223372036854775807u);
+}
+
+TEST(CounterValueTest, RefusesWhatMemcachedRefuses) {
+  for (std::string_view text :
+       {"", " ", "  ", "+", "-", "--1", "+-1", "- 1", "+ 1", "12x", "0x10", "1e3", "\xa0" "12",
+        "18446744073709551616", "-1", "-12", "-9223372036854775808"}) {
+    EXPECT_EQ(parse_counter(text), std::nullopt) << "'" << text << "'";
+  }
+  EXPECT_EQ(parse_counter(std::string_view("\0" "12", 3)), std::nullopt);
 }
 
 TEST_F(EngineTest, IncrementCreatesWithInitialThenAdds) {
@@ -34,17 +58,22 @@ TEST_F(EngineTest, IncrementCreatesWithInitialThenAdds) {
 }
 
 TEST_F(EngineTest, CreatedCounterGetsTheExpiry) {
-  engine_.arithmetic("c", true, 1, 7, 10, 0);
-  clock_.advance_seconds(10);
+  ASSERT_EQ(engine_.arithmetic("c", true, 1, 7, 10, 0).status, Status::Success);
+  clock_.advance_seconds(9);
+  EXPECT_EQ(value_of("c"), "7");
+  clock_.advance_seconds(1);
   EXPECT_EQ(value_of("c"), kMissing);
 }
 
 TEST_F(EngineTest, ArithmeticKeepsAnExistingItemsMetadata) {
   engine_.store(StoreMode::Set, "c", "1", 42, 10, 0, 0);
-  engine_.arithmetic("c", true, 1, 0, 1000, 0);
+  ASSERT_EQ(engine_.arithmetic("c", true, 1, 0, 1000, 0).value, 2u);
   GetResult got = engine_.get("c");
+  ASSERT_EQ(got.status, Status::Success);
   EXPECT_EQ(got.item->flags, 42u);
-  clock_.advance_seconds(10);
+  clock_.advance_seconds(9);
+  EXPECT_EQ(value_of("c"), "2");
+  clock_.advance_seconds(1);  // the stored expiry of 10 s, not the 1000 s of the request
   EXPECT_EQ(value_of("c"), kMissing);
 }
 
@@ -69,6 +98,14 @@ TEST_F(EngineTest, DecrementStopsAtZero) {
   EXPECT_EQ(engine_.arithmetic("c", false, 100, 0, 0, 0).value, 0u);
   EXPECT_EQ(value_of("c"), "0");
   EXPECT_EQ(engine_.stats().decr_hits, 2u);
+}
+
+TEST_F(EngineTest, CounterWithSurroundingSpacesCounts) {
+  set("c", " 12 ");
+  ArithmeticResult result = engine_.arithmetic("c", true, 1, 0, 0, 0);
+  ASSERT_EQ(result.status, Status::Success);
+  EXPECT_EQ(result.value, 13u);
+  EXPECT_EQ(value_of("c"), "13");
 }
 
 TEST_F(EngineTest, NonNumericValueIsDeltaBadval) {

@@ -4,11 +4,23 @@
 
 namespace tern::engine {
 
+namespace {
+
+bool is_c_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+}  // namespace
+
 std::optional<uint64_t> parse_counter(std::string_view text) {
-  if (text.empty() || text.size() > 20) return std::nullopt;
-  uint64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  size_t at = 0;
+  while (at < text.size() && is_c_space(text[at])) ++at;
+  const bool negative = at < text.size() && text[at] == '-';
+  if (at < text.size() && (text[at] == '+' || text[at] == '-')) ++at;
+  uint64_t magnitude = 0;
+  const auto [end, error] = std::from_chars(text.data() + at, text.data() + text.size(), magnitude);
+  if (error != std::errc()) return std::nullopt;  // no digits, or more than a u64 holds
+  if (end != text.data() + text.size() && *end != '\0' && !is_c_space(*end)) return std::nullopt;
+  const uint64_t value = negative ? uint64_t{0} - magnitude : magnitude;
+  if (negative && static_cast<int64_t>(value) < 0) return std::nullopt;
   return value;
 }
 

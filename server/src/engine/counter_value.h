@@ -1,6 +1,11 @@
 #pragma once
-// The textual form of INCREMENT/DECREMENT counters: a value is a counter when it is one to
-// twenty decimal digits that fit in a u64.
+// The textual form of INCREMENT/DECREMENT counters. A stored value counts as a number
+// exactly when memcached 1.6 takes it for one (it reads values with strtoull in base 10):
+// optional leading whitespace, an optional '+' or '-', then decimal digits that fit in a
+// u64, ending the value or followed by whitespace or NUL (anything may come after that).
+// A '-' negates modulo 2^64, and the value is refused if that is negative as a signed
+// 64-bit number, so "-0" is 0 and "-1" is not a counter. Whitespace is C's: space, \t, \n,
+// \v, \f and \r.
 
 #include <cstdint>
 #include <optional>

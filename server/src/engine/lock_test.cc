@@ -116,7 +116,9 @@ TEST_F(LockTest, LockTimeIsCappedAtTheMaximum) {
 }
 
 TEST_F(LockTest, ExpiredItemCannotBeLocked) {
-  set("k", "v", 1);
+  set("k", "v", 2);
+  clock_.advance_seconds(1);
+  ASSERT_EQ(value_of("k"), "v");
   clock_.advance_seconds(1);
   EXPECT_EQ(engine_.get_locked("k", 0).status, Status::KeyEnoent);
 }
