@@ -1,6 +1,7 @@
 #pragma once
 // The key-value engine: a sharded hash table with memcached/Couchbase semantics.
-// Every method is thread-safe and either applies its whole change or none of it.
+// Every method is thread-safe and either applies its whole change or none of it; one that
+// cannot allocate throws std::bad_alloc and applies none (memory stays accounted exactly).
 //
 // Expiry values follow the protocol: 0 never expires, up to 30 days (2,592,000 s) is
 // relative to now, larger is an absolute Unix time (one already in the past expires at once).
@@ -118,7 +119,8 @@ class Engine {
 
   // INCREMENT/DECREMENT. A missing key is created with `initial` (flags 0, raw datatype)
   // unless expiry is 0xffffffff (then KeyEnoent); an existing item keeps its expiry. A value
-  // that is not a decimal u64: DeltaBadval. Increment wraps at 2^64; decrement stops at 0.
+  // memcached would not read as a number (counter_value.h): DeltaBadval. Increment wraps at
+  // 2^64; decrement stops at 0.
   ArithmeticResult arithmetic(std::string_view key, bool increment, uint64_t delta,
                               uint64_t initial, uint32_t expiry, uint64_t cas);
 

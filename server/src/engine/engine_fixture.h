@@ -8,6 +8,7 @@
 
 #include "common/clock.h"
 #include "engine/engine.h"
+#include "engine/hash_table.h"
 
 namespace tern::engine {
 
@@ -19,6 +20,15 @@ inline Config small_config() {
   config.memory_quota_bytes = 1024 * 1024;
   return config;
 }
+
+// While alive, every table this thread tries to grow fails as if the allocation had.
+class GrowthFailure {
+ public:
+  GrowthFailure() { HashTable::fail_growth_for_testing = true; }
+  ~GrowthFailure() { HashTable::fail_growth_for_testing = false; }
+  GrowthFailure(const GrowthFailure&) = delete;
+  GrowthFailure& operator=(const GrowthFailure&) = delete;
+};
 
 class EngineTest : public ::testing::Test {
  protected:

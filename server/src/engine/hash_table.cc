@@ -1,11 +1,14 @@
 #include "engine/hash_table.h"
 
+#include <new>
 #include <utility>
 
 namespace tern::engine {
 namespace {
 constexpr size_t kInitialCapacity = 8;
 }  // namespace
+
+thread_local bool HashTable::fail_growth_for_testing = false;
 
 HashTable::HashTable() : slots_(kInitialCapacity) {}
 
@@ -17,9 +20,13 @@ size_t HashTable::find(uint64_t hash, std::string_view key) const {
   }
 }
 
-Slot& HashTable::insert(uint64_t hash, ItemPtr item) {
+void HashTable::reserve_one() {
   // Keep the load factor at most 3/4 so probe sequences stay short.
   if ((size_ + 1) * 4 > slots_.size() * 3) grow();
+}
+
+Slot& HashTable::insert(uint64_t hash, ItemPtr item) {
+  reserve_one();
   size_t i = hash & mask();
   while (slots_[i].item) i = (i + 1) & mask();
   Slot& slot = slots_[i];
@@ -48,6 +55,7 @@ ItemPtr HashTable::erase(size_t index) {
 }
 
 void HashTable::grow() {
+  if (fail_growth_for_testing) throw std::bad_alloc();
   std::vector<Slot> old(slots_.size() * 2);
   old.swap(slots_);
   for (Slot& slot : old) {

@@ -29,7 +29,13 @@ class HashTable {
   // The index of the slot holding `key`, or npos.
   size_t find(uint64_t hash, std::string_view key) const;
 
-  // Stores an item whose key is absent and returns its slot. Invalidates indexes.
+  // Makes room for one more item, growing the table if it needs to, so that the next
+  // insert() allocates nothing and cannot throw. Growing invalidates indexes. Throws
+  // std::bad_alloc if the bigger table cannot be allocated, leaving the table as it was.
+  void reserve_one();
+
+  // Stores an item whose key is absent and returns its slot. Invalidates indexes. Grows
+  // the table as reserve_one() does, with the same failure.
   Slot& insert(uint64_t hash, ItemPtr item);
 
   // Frees the slot at `index` and returns its item. Later slots may move into `index`, so a
@@ -44,6 +50,10 @@ class HashTable {
     slots_.swap(other.slots_);
     std::swap(size_, other.size_);
   }
+
+  // Test seam: while a thread sets this, every table it tries to grow fails as if the
+  // allocation had (std::bad_alloc), so tests can reach the failure path.
+  static thread_local bool fail_growth_for_testing;
 
  private:
   void grow();

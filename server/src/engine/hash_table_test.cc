@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <new>
 #include <random>
 #include <string>
+#include <vector>
 
+#include "engine/engine_fixture.h"
 #include "engine/key_hash.h"
 #include "engine/stored_item.h"
 
@@ -29,6 +32,31 @@ TEST(HashTableTest, FindsWhatWasInsertedAndNothingElse) {
     EXPECT_EQ(table.at(index).item->key(), key);
   }
   EXPECT_EQ(table.find(hash_key("k100"), "k100"), HashTable::npos);
+}
+
+TEST(HashTableTest, FailedGrowthLeavesTheTableAsItWas) {
+  HashTable table;
+  const size_t initial_capacity = table.capacity();
+  std::vector<std::string> keys;
+  // Fill to the 3/4 load factor: one more insert must grow the table.
+  while ((keys.size() + 1) * 4 <= initial_capacity * 3) {
+    keys.push_back("k" + std::to_string(keys.size()));
+    table.insert(hash_key(keys.back()), item_for(keys.back()));
+  }
+  {
+    GrowthFailure failure;
+    EXPECT_THROW(table.reserve_one(), std::bad_alloc);
+    EXPECT_THROW(table.insert(hash_key("extra"), item_for("extra")), std::bad_alloc);
+  }
+  EXPECT_EQ(table.size(), keys.size());
+  EXPECT_EQ(table.capacity(), initial_capacity);
+  for (const std::string& key : keys) EXPECT_NE(table.find(hash_key(key), key), HashTable::npos);
+  EXPECT_EQ(table.find(hash_key("extra"), "extra"), HashTable::npos);
+
+  table.reserve_one();
+  EXPECT_EQ(table.capacity(), 2 * initial_capacity);
+  table.insert(hash_key("extra"), item_for("extra"));
+  EXPECT_NE(table.find(hash_key("extra"), "extra"), HashTable::npos);
 }
 
 // Every key hashes to the same few home slots, so probe runs are long and wrap around:
@@ -73,6 +101,22 @@ TEST(StoredItemTest, HoldsKeyAndConcatenatedValue) {
   EXPECT_EQ(item->key(), "key");
   EXPECT_EQ(item->value(), "abcd");
   EXPECT_EQ(item->cas, 0u);
+}
+
+// Pins the charge formula with numbers worked out by hand for a 64-bit target, so that a
+// change to it, or to the structures it stands for, is a visible decision:
+//   the item (InlineItem): vtable pointer 8, flags 4, datatype 1 + 3 padding, cas 8,
+//     expiry 8, bytes pointer 8, key and value sizes 4 + 4            =  48
+//   shared_ptr's control block: two int counts, vtable pointer, allocator  =  24
+//   the heap's header                                                    =  16
+//   a Slot (ItemPtr 16, hash 8, lock deadline 8, last access 8) = 40, at the
+//     table's average load of 2/3 costs 40 * 3 / 2                       =  60
+// so every item costs its key and value plus 148 bytes.
+TEST(StoredItemTest, ChargeIsKeyAndValuePlus148Bytes) {
+  EXPECT_EQ(item_charge(0, 0), 148u);
+  EXPECT_EQ(item_charge(5, 10), 163u);
+  EXPECT_EQ(item_charge(250, 1024), 1422u);
+  EXPECT_EQ(item_charge(*make_item("key", {"ab", "cd"})), 155u);
 }
 
 TEST(StoredItemTest, RemetaSharesBytesAndCopiesMetadata) {

@@ -1,4 +1,5 @@
 #include <atomic>
+#include <new>
 
 #include "engine/engine_fixture.h"
 #include "engine/stored_item.h"
@@ -25,7 +26,7 @@ class MemoryTest : public EngineTest {
 
 TEST_F(MemoryTest, MemUsedTracksKeysValuesAndOverhead) {
   set("key00", kValue);
-  EXPECT_EQ(engine_.mem_used(), kCharge);
+  EXPECT_EQ(engine_.mem_used(), 163u);  // 5 + 10 + 148 (see ChargeIsKeyAndValuePlus148Bytes)
   set("key00", kValue + kValue);  // overwrite charges only the difference
   EXPECT_EQ(engine_.mem_used(), item_charge(5, 20));
   engine_.concat(ConcatMode::Append, "key00", "12345", 0);
@@ -176,6 +177,39 @@ TEST_F(EngineTest, EvictScansLargeShardsInStepsAndKeepsRecentItems) {
   for (int i = 0; i < kItems / 4; ++i) {
     ASSERT_EQ(engine.get("item" + std::to_string(i)).status, Status::Success) << i;
   }
+}
+
+// A table that cannot grow fails the write with std::bad_alloc (the dispatcher answers
+// Enomem), and nothing of the write stays counted.
+TEST_F(EngineTest, WriteWhoseTableCannotGrowChargesNothing) {
+  // Four shards of eight slots hold six items each before one must grow, so one of 25
+  // writes must grow a table.
+  constexpr int kWrites = 25;
+  Stats before;
+  int failed = -1;
+  {
+    GrowthFailure failure;
+    for (int i = 0; i < kWrites && failed < 0; ++i) {
+      before = engine_.stats();
+      try {
+        set(key(i), kValue);
+      } catch (const std::bad_alloc&) {
+        failed = i;
+      }
+    }
+  }
+  ASSERT_GE(failed, 0) << "no write had to grow a table";
+  const Stats after = engine_.stats();
+  EXPECT_EQ(value_of(key(failed)), kMissing);
+  EXPECT_EQ(after.mem_used, before.mem_used);
+  EXPECT_EQ(after.curr_items, before.curr_items);
+  EXPECT_EQ(after.total_items, before.total_items);
+  EXPECT_EQ(after.mem_used, after.curr_items * kCharge);
+  // The same write succeeds once the table can grow, and the accounting stays exact.
+  ASSERT_EQ(set(key(failed), kValue).status, Status::Success);
+  EXPECT_EQ(engine_.mem_used(), (after.curr_items + 1) * kCharge);
+  for (int i = 0; i < kWrites; ++i) engine_.remove(key(i), 0);
+  EXPECT_EQ(engine_.mem_used(), 0u);
 }
 
 TEST_F(MemoryTest, EvictionMakesRoomForNewWrites) {
