@@ -120,4 +120,14 @@ public sealed class TerndCommandTests(TerndFixture ternd) : IClassFixture<TerndF
             .Single(parts => parts[0] == "curr_items");
         Assert.True(long.Parse(items[1]) >= 1, run.Output);
     }
+
+    [Fact]
+    public async Task StatsOfAnUnknownGroupSaysSo()
+    {
+        var run = await Run("stats", "nosuchgroup");
+
+        Assert.Equal(ExitCodes.OperationFailed, run.ExitCode);
+        Assert.Equal("tern: unknown stats group 'nosuchgroup'", run.Error);
+        Assert.Equal("", run.Output);
+    }
 }

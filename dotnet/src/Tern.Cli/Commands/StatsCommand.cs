@@ -50,7 +50,7 @@ public static class StatsCommand
                 throw new IOException("the server closed the connection before the statistics ended");
             filled += read;
             var consumed = 0;
-            while (TryTakeStat(buffer.AsSpan(consumed, filled - consumed), out var size, out var stat))
+            while (TryTakeStat(buffer.AsSpan(consumed, filled - consumed), group, out var size, out var stat))
             {
                 consumed += size;
                 if (stat is null)
@@ -76,7 +76,7 @@ public static class StatsCommand
     /// Decodes one frame from the front of <paramref name="bytes"/>: false if it is incomplete;
     /// <paramref name="stat"/> is null for the terminating frame. A failed status throws.
     /// </summary>
-    private static bool TryTakeStat(ReadOnlySpan<byte> bytes, out int size, out (string, string)? stat)
+    private static bool TryTakeStat(ReadOnlySpan<byte> bytes, string group, out int size, out (string, string)? stat)
     {
         size = 0;
         stat = null;
@@ -87,6 +87,8 @@ public static class StatsCommand
             throw new IOException($"the server sent a malformed frame ({result})");
         size = frame.Size;
         var status = (ResponseStatus)frame.Header.VBucketOrStatus;
+        if (status == ResponseStatus.KeyNotFound && group.Length > 0)
+            throw new Client.Exceptions.TernException($"unknown stats group '{group}'");
         if (status != ResponseStatus.Success)
             throw new Client.Exceptions.TernException($"the server refused STAT: {status} (0x{(ushort)status:x2})");
         if (frame.Key.Length > 0)
