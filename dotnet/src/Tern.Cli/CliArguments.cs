@@ -1,3 +1,5 @@
+using Tern.Client.Protocol;
+
 namespace Tern.Cli;
 
 /// <summary>
@@ -78,6 +80,17 @@ public sealed class CliArguments
     /// <summary>The positional argument at <paramref name="index"/>, or a usage error naming it.</summary>
     public string Required(int index, string what) =>
         index < Positionals.Count ? Positionals[index] : throw new UsageException($"{Command}: missing {what}");
+
+    /// <summary>
+    /// The document key at <paramref name="index"/>, checked as the SDK checks it (not empty, at most
+    /// 250 UTF-8 bytes) before anything connects, so a bad key is a usage error even with no server.
+    /// </summary>
+    public string Key(int index)
+    {
+        var key = Required(index, "KEY");
+        _ = KeyWriter.GetWireLength(key);
+        return key;
+    }
 
     /// <summary>Rejects positional arguments past the first <paramref name="count"/>.</summary>
     public void AtMost(int count)

@@ -25,6 +25,23 @@ public sealed class CommandLineTests
         Assert.Equal("", run.Output);
     }
 
+    [Theory]
+    [InlineData("get", "")]
+    [InlineData("set", "", "v")]
+    [InlineData("rm", "")]
+    [InlineData("incr", "")]
+    [InlineData("touch", "", "60")]
+    public async Task AnEmptyKeyIsAUsageErrorWithoutContactingTheServer(params string[] args)
+    {
+        // The server's port refuses connections: reaching it would exit 3, not 2.
+        using var refusing = RefusingPort(out var port);
+
+        var run = await CliRun.RunAsync([.. args, "--server", $"127.0.0.1:{port}"]);
+
+        Assert.Equal(ExitCodes.Usage, run.ExitCode);
+        Assert.Equal("tern: document key must not be empty", run.Error);
+    }
+
     [Fact]
     public async Task HelpListsTheCommandsAndSucceeds()
     {
@@ -38,15 +55,21 @@ public sealed class CommandLineTests
     [Fact]
     public async Task NoServerExitsWith3AndSuggestsStartingTernd()
     {
-        // A bound socket that never listens keeps its port reserved and refuses connections.
-        using var reserved = new Socket(SocketType.Stream, ProtocolType.Tcp);
-        reserved.Bind(new IPEndPoint(IPAddress.Loopback, 0));
-        var port = ((IPEndPoint)reserved.LocalEndPoint!).Port;
+        using var refusing = RefusingPort(out var port);
 
         var run = await CliRun.RunAsync("get", "k", "--server", $"127.0.0.1:{port}");
 
         Assert.Equal(ExitCodes.Unreachable, run.ExitCode);
         Assert.Equal($"tern: cannot connect to 127.0.0.1:{port}: connection refused — is ternd running? (make run)", run.Error);
+    }
+
+    /// <summary>A bound socket that never listens keeps its port reserved and refuses connections.</summary>
+    private static Socket RefusingPort(out int port)
+    {
+        var reserved = new Socket(SocketType.Stream, ProtocolType.Tcp);
+        reserved.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+        port = ((IPEndPoint)reserved.LocalEndPoint!).Port;
+        return reserved;
     }
 
     [Fact]

@@ -9,7 +9,7 @@ public static class KeyValueCommands
     /// <summary>get KEY: writes the value's bytes unchanged (plus a newline on a terminal).</summary>
     public static async Task<int> GetAsync(CommandContext context)
     {
-        var key = context.Args.Required(0, "KEY");
+        var key = context.Args.Key(0);
         context.Args.AtMost(1);
         var collection = await context.ConnectAsync();
         using var result = await collection.GetAsync(key);
@@ -22,7 +22,7 @@ public static class KeyValueCommands
     /// <summary>set KEY [VALUE] [--expiry SECONDS]: VALUE as UTF-8, or standard input when omitted.</summary>
     public static async Task<int> SetAsync(CommandContext context)
     {
-        var key = context.Args.Required(0, "KEY");
+        var key = context.Args.Key(0);
         context.Args.AtMost(2);
         var value = context.Args.Positionals.Count > 1
             ? Encoding.UTF8.GetBytes(context.Args.Positionals[1])
@@ -37,7 +37,7 @@ public static class KeyValueCommands
     /// <summary>rm KEY.</summary>
     public static async Task<int> RemoveAsync(CommandContext context)
     {
-        var key = context.Args.Required(0, "KEY");
+        var key = context.Args.Key(0);
         context.Args.AtMost(1);
         var collection = await context.ConnectAsync();
         await collection.RemoveAsync(key);
@@ -48,7 +48,7 @@ public static class KeyValueCommands
     /// <summary>incr/decr KEY [--by N] [--initial N | --no-create]: prints the counter's new value.</summary>
     public static async Task<int> CountAsync(CommandContext context)
     {
-        var key = context.Args.Required(0, "KEY");
+        var key = context.Args.Key(0);
         context.Args.AtMost(1);
         var delta = context.Args.UnsignedOption("by", 1);
         var decrement = context.Args.Command == "decr";
@@ -70,7 +70,7 @@ public static class KeyValueCommands
     /// <summary>touch KEY SECONDS: sets the expiry (0 keeps the document until removed).</summary>
     public static async Task<int> TouchAsync(CommandContext context)
     {
-        var key = context.Args.Required(0, "KEY");
+        var key = context.Args.Key(0);
         var secondsText = context.Args.Required(1, "SECONDS");
         context.Args.AtMost(2);
         if (!uint.TryParse(secondsText, out var seconds))
