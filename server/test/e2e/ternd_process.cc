@@ -7,8 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
-#include <regex>
+#include <string_view>
 
 #include <gtest/gtest.h>
 
@@ -18,8 +19,10 @@ namespace tern::e2e {
 
 namespace {
 
-constexpr auto kStartTimeout = std::chrono::seconds(10);
-constexpr auto kExitTimeout = std::chrono::seconds(10);
+// Generous: they only bound how long a broken server can hold up a test, and a sanitizer
+// build on a busy machine starts and stops slowly.
+constexpr auto kStartTimeout = std::chrono::seconds(30);
+constexpr auto kExitTimeout = std::chrono::seconds(30);
 
 // Waits for `pid` to exit for up to `timeout`; returns its status or -1.
 int wait_for_exit(pid_t pid, std::chrono::milliseconds timeout) {
@@ -31,6 +34,21 @@ int wait_for_exit(pid_t pid, std::chrono::milliseconds timeout) {
     if (done < 0 || std::chrono::steady_clock::now() >= deadline) return -1;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+}
+
+// The port of the "listening on HOST:PORT " line in `log`, or 0 until all of it has arrived.
+uint16_t listening_port(std::string_view log) {
+  constexpr std::string_view kMarker = "listening on ";
+  const size_t marker = log.find(kMarker);
+  if (marker == std::string_view::npos) return 0;
+  const size_t address = marker + kMarker.size();
+  const size_t end = log.find_first_of(" \n", address);
+  if (end == std::string_view::npos) return 0;
+  const size_t colon = log.rfind(':', end);
+  if (colon == std::string_view::npos || colon < address) return 0;
+  uint16_t port = 0;
+  const auto [parsed_to, error] = std::from_chars(log.data() + colon + 1, log.data() + end, port);
+  return error == std::errc() && parsed_to == log.data() + end ? port : 0;
 }
 
 }  // namespace
@@ -60,7 +78,6 @@ TerndProcess::TerndProcess(std::vector<std::string> args) {
   }
 
   // Read stderr line by line until the server says where it listens.
-  static const std::regex listening(R"(listening on \S+:(\d+))");
   auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
   std::string seen;
   while (port_ == 0 && std::chrono::steady_clock::now() < deadline) {
@@ -70,8 +87,7 @@ TerndProcess::TerndProcess(std::vector<std::string> args) {
     ssize_t n = ::read(stderr_fd_, chunk, sizeof chunk);
     if (n <= 0) break;
     seen.append(chunk, static_cast<size_t>(n));
-    std::smatch match;
-    if (std::regex_search(seen, match, listening)) port_ = static_cast<uint16_t>(std::stoi(match[1]));
+    port_ = listening_port(seen);
   }
   log_ = seen;
   if (port_ == 0) {

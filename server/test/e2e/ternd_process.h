@@ -16,7 +16,7 @@ namespace tern::e2e {
 class TerndProcess {
  public:
   // Starts TERND_PATH with --port 0 and `args`; waits until it listens (fails the test if
-  // it does not within a few seconds).
+  // it does not within 30 s).
   explicit TerndProcess(std::vector<std::string> args = {});
   // Stops the process if it is still running; a failed clean exit fails the test.
   ~TerndProcess();
@@ -33,7 +33,7 @@ class TerndProcess {
   // Everything the process has written to stderr so far.
   std::string log() const;
 
-  // Waits (a few seconds at most) until the process has logged `text`; false if it has not.
+  // Waits (30 s at most) until the process has logged `text`; false if it has not.
   bool wait_for_log(const std::string& text);
 
  private:

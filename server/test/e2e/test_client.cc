@@ -96,7 +96,8 @@ Request with_time(Opcode opcode, std::string key, uint32_t seconds) {
 
 Client::Client(uint16_t port) {
   fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  timeval timeout{5, 0};
+  // Generous: it only bounds how long a server that never answers holds up a test.
+  timeval timeout{15, 0};
   ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
   sockaddr_in address{};
   address.sin_family = AF_INET;

@@ -58,7 +58,7 @@ Request with_time(Opcode opcode, std::string key, uint32_t seconds);
 
 class Client {
  public:
-  // Connects to 127.0.0.1:port; reads time out after a few seconds rather than hang a test.
+  // Connects to 127.0.0.1:port; a read times out after 15 s rather than hang a test.
   explicit Client(uint16_t port);
   ~Client();
   Client(const Client&) = delete;
