@@ -81,6 +81,17 @@ TEST_F(CommandsTest, IncrementAndDecrementCountFromInitial) {
             Status::DeltaBadval);
 }
 
+// As memcached 1.6 counts them: whitespace around the digits is allowed.
+TEST_F(CommandsTest, CountersWithSurroundingSpacesCount) {
+  ASSERT_EQ(client_->call(store(Opcode::Set, "spaced", " 12 ")).status, Status::Success);
+  Response incremented = client_->call(arithmetic(Opcode::Increment, "spaced", 1, 0));
+  ASSERT_EQ(incremented.status, Status::Success);
+  EXPECT_EQ(read_be64(incremented.value), 13u);
+  ASSERT_EQ(client_->call(store(Opcode::Set, "spaced", "12\r\n")).status, Status::Success);
+  EXPECT_EQ(read_be64(client_->call(arithmetic(Opcode::Decrement, "spaced", 2, 0)).value), 10u);
+  EXPECT_EQ(client_->call(simple(Opcode::Get, "spaced")).value, "10");
+}
+
 TEST_F(CommandsTest, AppendAndPrependConcatenate) {
   EXPECT_EQ(client_->call(simple(Opcode::Append, "concat", "x")).status, Status::NotStored);
   ASSERT_EQ(client_->call(store(Opcode::Set, "concat", "b")).status, Status::Success);
