@@ -16,7 +16,8 @@ public static class Usage
           touch KEY SECONDS                set KEY's expiry (0: never expires)
           stats [GROUP]                    print the server's statistics
           bench [--ops N] [--concurrency C] [--value-size B]
-                                           quick throughput check (upsert, then get)
+                                           quick throughput and latency check
+                                           (upsert, then get; mean, p50, p99, max)
 
         options:
           --server HOST:PORT   the server (default 127.0.0.1:11210, or $TERN_SERVER)
