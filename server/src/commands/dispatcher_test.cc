@@ -361,9 +361,11 @@ TEST_F(DispatcherTest, NoopVersionAndQuit) {
 
 TEST_F(DispatcherTest, FlushInvalidatesEverythingWithOrWithoutDelayExtras) {
   set("a", "1");
+  ASSERT_EQ(get("a").status, Status::Success);
   EXPECT_EQ(one({.opcode = Opcode::Flush}).status, Status::Success);
   EXPECT_EQ(get("a").status, Status::KeyEnoent);
   set("b", "2");
+  ASSERT_EQ(get("b").status, Status::Success);
   EXPECT_TRUE(run({.opcode = Opcode::FlushQ, .extras = be32(0)}).empty());
   EXPECT_EQ(get("b").status, Status::KeyEnoent);
 }

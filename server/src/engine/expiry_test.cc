@@ -37,6 +37,7 @@ TEST_F(EngineTest, LargerExpiryIsAbsoluteUnixTime) {
 
 TEST_F(EngineTest, PastAbsoluteExpiryExpiresAtOnce) {
   set("k", "old");
+  ASSERT_EQ(value_of("k"), "old");
   const auto past = static_cast<uint32_t>(clock_.unix_seconds() - 5);
   MutationResult result = set("k", "v", past);
   EXPECT_EQ(result.status, Status::Success);
@@ -48,7 +49,9 @@ TEST_F(EngineTest, PastAbsoluteExpiryExpiresAtOnce) {
 }
 
 TEST_F(EngineTest, AddSucceedsOverAnExpiredItem) {
-  set("k", "v", 1);
+  set("k", "v", 2);
+  clock_.advance_seconds(1);
+  EXPECT_EQ(engine_.store(StoreMode::Add, "k", "early", 0, 0, 0, 0).status, Status::KeyEexists);
   clock_.advance_seconds(1);
   EXPECT_EQ(engine_.store(StoreMode::Add, "k", "new", 0, 0, 0, 0).status, Status::Success);
   EXPECT_EQ(value_of("k"), "new");
@@ -77,8 +80,10 @@ TEST_F(EngineTest, TouchToZeroRemovesTheExpiry) {
 
 TEST_F(EngineTest, TouchOfMissingOrExpiredKeyIsEnoent) {
   EXPECT_EQ(engine_.touch("k", 10).status, Status::KeyEnoent);
-  set("k", "v", 1);
-  clock_.advance_seconds(2);
+  set("k", "v", 2);
+  clock_.advance_seconds(1);
+  ASSERT_EQ(value_of("k"), "v");
+  clock_.advance_seconds(1);
   EXPECT_EQ(engine_.touch("k", 10).status, Status::KeyEnoent);
   Stats stats = engine_.stats();
   EXPECT_EQ(stats.cmd_touch, 2u);

@@ -5,6 +5,7 @@ namespace {
 
 TEST_F(EngineTest, FlushNowDropsEverythingAndFreesMemory) {
   for (int i = 0; i < 100; ++i) set("k" + std::to_string(i), "v");
+  ASSERT_EQ(engine_.stats().curr_items, 100u);
   engine_.flush(0);
   Stats stats = engine_.stats();
   EXPECT_EQ(stats.curr_items, 0u);
@@ -46,7 +47,7 @@ TEST_F(EngineTest, LaterFlushReplacesAPendingOne) {
 
 TEST_F(EngineTest, FlushAlsoDropsLockedItems) {
   set("k", "v");
-  engine_.get_locked("k", 0);
+  ASSERT_EQ(engine_.get_locked("k", 0).status, Status::Success);
   engine_.flush(0);
   EXPECT_EQ(value_of("k"), kMissing);
   EXPECT_EQ(set("k", "x").status, Status::Success);
