@@ -22,7 +22,7 @@ public sealed class Cluster : IAsyncDisposable
         Options = options;
         _nodes = nodes;
         _orphans = orphans;
-        _dispatcher = new Dispatcher(nodes, locator);
+        _dispatcher = new Dispatcher(nodes, locator, options.TimeProvider);
     }
 
     public ClusterOptions Options { get; }
@@ -36,10 +36,11 @@ public sealed class Cluster : IAsyncDisposable
     {
         var parsed = ConnectionString.Parse(connectionString);
         options ??= new ClusterOptions();
+        ArgumentNullException.ThrowIfNull(options.TimeProvider, nameof(ClusterOptions.TimeProvider));
         var logger = options.LoggerFactory.CreateLogger("Tern.Client");
-        var orphans = new OrphanReporter(logger, options.OrphanReportInterval, options.OrphanSampleSize);
+        var orphans = new OrphanReporter(logger, options.OrphanReportInterval, options.OrphanSampleSize, options.TimeProvider);
         var settings = new ConnectionSettings(options.MaxInFlightPerConnection, options.ConnectTimeout,
-            options.TimeoutSweepInterval, options.ConnectionInitializers, orphans, logger);
+            options.TimeoutSweepInterval, options.ConnectionInitializers, orphans, logger, options.TimeProvider);
         var nodes = parsed.Nodes
             .Select(n => new NodePool(n.Host, n.Port, options.MinConnectionsPerNode, options.MaxConnectionsPerNode,
                 options.ReconnectBackoffMin, options.ReconnectBackoffMax, settings))

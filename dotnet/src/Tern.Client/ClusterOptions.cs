@@ -40,6 +40,12 @@ public sealed record ClusterOptions
 
     public ILoggerFactory LoggerFactory { get; init; } = NullLoggerFactory.Instance;
 
+    /// <summary>
+    /// The clock behind every timeout, reconnect backoff and orphan report. Tests give a fake one
+    /// (FakeTimeProvider) to drive them without waiting.
+    /// </summary>
+    public TimeProvider TimeProvider { get; init; } = TimeProvider.System;
+
     /// <summary>Bootstrap steps run on each new connection, in order, before it carries operations.</summary>
     public IReadOnlyList<IConnectionInitializer> ConnectionInitializers { get; init; } = [];
 }

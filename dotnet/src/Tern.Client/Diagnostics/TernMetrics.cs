@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
+using Tern.Client.IO;
 using Tern.Client.Protocol;
 
 namespace Tern.Client.Diagnostics;
@@ -30,12 +31,12 @@ public static class TernMetrics
     public static readonly Counter<long> ConnectionFailures =
         Meter.CreateCounter<long>("tern.client.connection.failures", description: "Connections that failed or could not be opened");
 
-    internal static void RecordCompletion(Opcode opcode, long startTimestamp)
+    internal static void RecordCompletion(Opcode opcode, in LightweightStopwatch started)
     {
         var tag = new KeyValuePair<string, object?>("op", opcode.Name());
         Operations.Add(1, tag);
         if (Duration.Enabled)
-            Duration.Record(Stopwatch.GetElapsedTime(startTimestamp).TotalMilliseconds, tag);
+            Duration.Record(started.Elapsed.TotalMilliseconds, tag);
     }
 
     internal static void RecordTimeout(Opcode opcode)

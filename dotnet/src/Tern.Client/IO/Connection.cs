@@ -1,5 +1,4 @@
 using System.Buffers;
-using System.Diagnostics;
 using System.IO.Pipelines;
 using System.Net.Sockets;
 using Microsoft.Extensions.Logging;
@@ -29,7 +28,7 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
     private readonly object _inFlightLock = new();
     private readonly Dictionary<uint, OperationBase> _inFlight = new();
     private readonly SemaphoreSlim _slots;
-    private readonly Timer _sweeper;
+    private readonly ITimer _sweeper;
     private readonly List<OperationBase> _expired = new();
     private readonly TimedOutOperations _timedOut = new();
     private uint _nextOpaque;
@@ -47,6 +46,7 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
     {
         _socket = socket;
         _settings = settings;
+        OpenedTimestamp = settings.Time.GetTimestamp();
         Endpoint = endpoint;
         Name = $"{endpoint}#{Interlocked.Increment(ref s_nextId)}";
         _slots = new SemaphoreSlim(settings.MaxInFlight);
@@ -60,13 +60,14 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
         _receiver = PipeReader.Create(new NetworkStream(socket, ownsSocket: false),
             new StreamPipeReaderOptions(bufferSize: 64 * 1024, minimumReadSize: 4 * 1024, leaveOpen: true));
         using (ExecutionContext.SuppressFlow())
-            _sweeper = new Timer(static state => ((Connection)state!).SweepDeadlines(), this, settings.SweepInterval, settings.SweepInterval);
+            _sweeper = settings.Time.CreateTimer(static state => ((Connection)state!).SweepDeadlines(), this,
+                settings.SweepInterval, settings.SweepInterval);
     }
 
     public string Endpoint { get; }
 
-    /// <summary>When the connection was opened (<see cref="Stopwatch.GetTimestamp"/>).</summary>
-    public long OpenedTimestamp { get; } = Stopwatch.GetTimestamp();
+    /// <summary>When the connection was opened (a timestamp of <see cref="ConnectionSettings.Time"/>).</summary>
+    public long OpenedTimestamp { get; }
 
     /// <summary>Endpoint plus a process-unique number, for logs.</summary>
     public string Name { get; }
@@ -116,8 +117,8 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
         Connection? connection = null;
         try
         {
-            using var connectTimeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-            connectTimeout.CancelAfter(Timeouts.Cap(settings.ConnectTimeout));
+            using var connectDeadline = new CancellationTokenSource(Timeouts.Cap(settings.ConnectTimeout), settings.Time);
+            using var connectTimeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, connectDeadline.Token);
             try
             {
                 await socket.ConnectAsync(host, port, connectTimeout.Token).ConfigureAwait(false);
@@ -158,11 +159,24 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
         Interlocked.Increment(ref _queued);
         try
         {
-            var remaining = LightweightStopwatch.ToTimeSpan(operation.DeadlineTimestamp - Stopwatch.GetTimestamp());
-            if (remaining <= TimeSpan.Zero || !await _slots.WaitAsync(remaining, operation.CancellationToken).ConfigureAwait(false))
+            var time = _settings.Time;
+            var remaining = time.Until(operation.DeadlineTimestamp);
+            if (remaining <= TimeSpan.Zero)
                 return false;
+            using (var deadline = new CancellationTokenSource(remaining, time))
+            using (var waiting = CancellationTokenSource.CreateLinkedTokenSource(deadline.Token, operation.CancellationToken))
+            {
+                try
+                {
+                    await _slots.WaitAsync(waiting.Token).ConfigureAwait(false);
+                }
+                catch (OperationCanceledException) when (!operation.CancellationToken.IsCancellationRequested)
+                {
+                    return false;
+                }
+            }
             // A slot freed at the deadline is no use: sending now would only produce an orphan.
-            if (Stopwatch.GetTimestamp() < operation.DeadlineTimestamp)
+            if (time.GetTimestamp() < operation.DeadlineTimestamp)
                 return true;
             _slots.Release();
             return false;
@@ -215,7 +229,7 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
     /// <summary>Sends a raw request and awaits its response; for bootstrap steps and tests.</summary>
     public async ValueTask<RawResponse> SendAsync(RawRequest request, TimeSpan timeout, CancellationToken cancellationToken = default)
     {
-        var operation = RawOperation.Create(request, timeout, cancellationToken);
+        var operation = RawOperation.Create(request, timeout, _settings.Time, cancellationToken);
         if (!TryAcquireSlot() && !await WaitForSlotAsync(operation).ConfigureAwait(false))
             throw QueueFull(operation);
         Send(operation);
@@ -333,7 +347,7 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
             return;
         }
         _slots.Release();
-        TernMetrics.RecordCompletion(operation.Opcode, operation.StartTimestamp);
+        TernMetrics.RecordCompletion(operation.Opcode, operation.Elapsed);
         operation.OnResponse(header, body);
     }
 
@@ -351,7 +365,7 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
             return;
         try
         {
-            var now = Stopwatch.GetTimestamp();
+            var now = _settings.Time.GetTimestamp();
             int inFlight;
             lock (_inFlightLock)
             {
@@ -371,7 +385,7 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
             {
                 _slots.Release();
                 _timedOut.Remember(OrphanRecord.TimedOut(Name, operation.Opcode.Name(), operation.Key, operation.Opaque,
-                    operation.Timeout, LightweightStopwatch.ToTimeSpan(now - operation.StartTimestamp)));
+                    operation.Timeout, _settings.Time.GetElapsedTime(operation.Elapsed.StartTimestamp, now), _settings.Time));
                 TernMetrics.RecordTimeout(operation.Opcode);
                 operation.Fail(Timeouts.Expired(operation, Endpoint, sent: operation.WriteEndOffset <= bytesSent, inFlight + _expired.Count, Queued));
             }

@@ -9,4 +9,5 @@ internal sealed record ConnectionSettings(
     TimeSpan SweepInterval,
     IReadOnlyList<IConnectionInitializer> Initializers,
     OrphanReporter Orphans,
-    ILogger Logger);
+    ILogger Logger,
+    TimeProvider Time);

@@ -9,7 +9,7 @@ namespace Tern.Client.IO;
 /// free slot) is synchronous and allocation-free; otherwise an async path waits for a
 /// connection or a slot, bounded by the operation's deadline.
 /// </summary>
-internal sealed class Dispatcher(IReadOnlyList<NodePool> nodes, IKeyLocator locator)
+internal sealed class Dispatcher(IReadOnlyList<NodePool> nodes, IKeyLocator locator, TimeProvider time)
 {
     // Swapped whole on a topology change (e.g. a new cluster map), so a send sees one consistent pair.
     private volatile Topology _topology = new(nodes, locator);
@@ -23,7 +23,7 @@ internal sealed class Dispatcher(IReadOnlyList<NodePool> nodes, IKeyLocator loca
 
     public ValueTask<TResult> SendAsync<TResult>(Operation<TResult> operation, TimeSpan timeout, CancellationToken cancellationToken)
     {
-        operation.Start(timeout, cancellationToken);
+        operation.Start(timeout, time, cancellationToken);
         if (cancellationToken.IsCancellationRequested)
             return ValueTask.FromCanceled<TResult>(cancellationToken);
         var topology = _topology;

@@ -3,62 +3,72 @@ using System.Diagnostics;
 namespace Tern.Client.IO;
 
 /// <summary>
-/// A start timestamp in <see cref="Stopwatch"/> ticks. Measuring an operation costs one
-/// <see cref="Stopwatch.GetTimestamp"/> call and no allocation, unlike a <see cref="Stopwatch"/> object.
-/// The default value has never been started; its elapsed time is measured from timestamp zero.
+/// A start timestamp of a <see cref="TimeProvider"/> (<see cref="TimeProvider.System"/> unless one is
+/// given). Measuring an operation costs one <see cref="TimeProvider.GetTimestamp"/> call and no
+/// allocation, unlike a <see cref="Stopwatch"/> object. The default value has never been started;
+/// its elapsed time is measured from timestamp zero of the system clock.
 /// </summary>
 public readonly struct LightweightStopwatch
 {
     private readonly long _startTimestamp;
+    private readonly TimeProvider? _time; // null: TimeProvider.System, so that default(LightweightStopwatch) works
 
-    private LightweightStopwatch(long startTimestamp) => _startTimestamp = startTimestamp;
+    private LightweightStopwatch(long startTimestamp, TimeProvider? time)
+    {
+        _startTimestamp = startTimestamp;
+        _time = time;
+    }
 
-    public static LightweightStopwatch StartNew() => new(Stopwatch.GetTimestamp());
+    public static LightweightStopwatch StartNew() => new(Stopwatch.GetTimestamp(), null);
+
+    public static LightweightStopwatch StartNew(TimeProvider time) => new(time.GetTimestamp(), time);
 
     /// <summary>Wraps a timestamp already taken with <see cref="Stopwatch.GetTimestamp"/>.</summary>
-    public static LightweightStopwatch FromTimestamp(long startTimestamp) => new(startTimestamp);
+    public static LightweightStopwatch FromTimestamp(long startTimestamp) => new(startTimestamp, null);
+
+    /// <summary>Wraps a timestamp already taken with <paramref name="time"/>'s <see cref="TimeProvider.GetTimestamp"/>.</summary>
+    public static LightweightStopwatch FromTimestamp(long startTimestamp, TimeProvider time) => new(startTimestamp, time);
 
     public long StartTimestamp => _startTimestamp;
 
-    /// <summary>Elapsed time in <see cref="Stopwatch"/> ticks (see <see cref="Stopwatch.Frequency"/>).</summary>
-    public long ElapsedTicks => Stopwatch.GetTimestamp() - _startTimestamp;
+    public TimeProvider Time => _time ?? TimeProvider.System;
 
-    public TimeSpan Elapsed => Stopwatch.GetElapsedTime(_startTimestamp);
+    /// <summary>Elapsed time in timestamp units (see <see cref="TimeProvider.TimestampFrequency"/>).</summary>
+    public long ElapsedTicks => Time.GetTimestamp() - _startTimestamp;
 
-    public long ElapsedMilliseconds => ElapsedTicks * 1000 / Stopwatch.Frequency;
+    public TimeSpan Elapsed => Time.GetElapsedTime(_startTimestamp);
 
-    public double ElapsedMillisecondsPrecise => ElapsedTicks * 1000.0 / Stopwatch.Frequency;
+    public long ElapsedMilliseconds => (long)Elapsed.TotalMilliseconds;
+
+    public double ElapsedMillisecondsPrecise => Elapsed.TotalMilliseconds;
 
     /// <summary>The timestamp <paramref name="after"/> this stopwatch's start, for deadlines.</summary>
-    public long TimestampAfter(TimeSpan after) => _startTimestamp + ToTicks(after);
-
-    /// <summary>Converts a duration into <see cref="Stopwatch"/> ticks.</summary>
-    public static long ToTicks(TimeSpan duration) =>
-        (long)(duration.Ticks * ((double)Stopwatch.Frequency / TimeSpan.TicksPerSecond));
-
-    /// <summary>Converts <see cref="Stopwatch"/> ticks into a duration.</summary>
-    public static TimeSpan ToTimeSpan(long stopwatchTicks) =>
-        TimeSpan.FromTicks((long)(stopwatchTicks * ((double)TimeSpan.TicksPerSecond / Stopwatch.Frequency)));
+    public long TimestampAfter(TimeSpan after) => _startTimestamp + Time.ToTimestampTicks(after);
 }
 
 /// <summary>
-/// A millisecond-resolution start time over <see cref="Environment.TickCount64"/>: cheaper than
-/// <see cref="LightweightStopwatch"/> and good enough for idle and orphan tracking, where the
-/// 10-16 ms granularity of the tick count does not matter.
+/// A millisecond-resolution start time. On the system clock it reads <see cref="Environment.TickCount64"/>:
+/// cheaper than <see cref="LightweightStopwatch"/> and good enough for idle and orphan tracking,
+/// where the 10-16 ms granularity of the tick count does not matter. On any other
+/// <see cref="TimeProvider"/> (a test's fake clock) it reads that provider's timestamps.
 /// </summary>
 public readonly struct CoarseStopwatch
 {
-    private readonly long _startMilliseconds;
+    private readonly long _start; // TickCount64 milliseconds, or a timestamp of _time
+    private readonly TimeProvider? _time; // null: the system tick count
 
-    private CoarseStopwatch(long startMilliseconds) => _startMilliseconds = startMilliseconds;
+    private CoarseStopwatch(long start, TimeProvider? time)
+    {
+        _start = start;
+        _time = time;
+    }
 
-    public static CoarseStopwatch StartNew() => new(Environment.TickCount64);
+    public static CoarseStopwatch StartNew() => new(Environment.TickCount64, null);
 
-    public static long NowMilliseconds => Environment.TickCount64;
+    public static CoarseStopwatch StartNew(TimeProvider time) =>
+        ReferenceEquals(time, TimeProvider.System) ? StartNew() : new(time.GetTimestamp(), time);
 
-    public long StartMilliseconds => _startMilliseconds;
+    public long ElapsedMilliseconds => _time is null ? Environment.TickCount64 - _start : (long)Elapsed.TotalMilliseconds;
 
-    public long ElapsedMilliseconds => Environment.TickCount64 - _startMilliseconds;
-
-    public TimeSpan Elapsed => TimeSpan.FromMilliseconds(ElapsedMilliseconds);
+    public TimeSpan Elapsed => _time is null ? TimeSpan.FromMilliseconds(ElapsedMilliseconds) : _time.GetElapsedTime(_start);
 }

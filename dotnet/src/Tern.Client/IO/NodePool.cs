@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using Microsoft.Extensions.Logging;
 using Tern.Client.Exceptions;
 using Tern.Client.Operations;
@@ -48,6 +47,8 @@ internal sealed class NodePool : IAsyncDisposable
 
     public IReadOnlyList<Connection> Connections => _connections;
 
+    private TimeProvider Time => _settings.Time;
+
     /// <summary>Opens the minimum number of connections; on failure keeps retrying in the background, and throws.</summary>
     public async Task StartAsync(CancellationToken cancellationToken)
     {
@@ -91,20 +92,20 @@ internal sealed class NodePool : IAsyncDisposable
                 return connection;
             ThrowIfDisposed();
             ThrowIfBackingOff(operation.Key);
-            var remaining = LightweightStopwatch.ToTimeSpan(operation.DeadlineTimestamp - Stopwatch.GetTimestamp());
+            var remaining = Time.Until(operation.DeadlineTimestamp);
+            if (remaining <= TimeSpan.Zero)
+                throw Timeouts.NoConnection(operation, Endpoint);
             // Connecting now would only repeat what just failed (see OnClosed): wait for the reconnect.
-            var quiet = LightweightStopwatch.ToTimeSpan(Volatile.Read(ref _reconnectAtTimestamp) - Stopwatch.GetTimestamp());
-            if (quiet > TimeSpan.Zero && remaining > TimeSpan.Zero)
+            var quiet = Time.Until(Volatile.Read(ref _reconnectAtTimestamp));
+            if (quiet > TimeSpan.Zero)
             {
-                await Task.Delay(quiet < remaining ? quiet : remaining, operation.CancellationToken).ConfigureAwait(false);
+                await Task.Delay(quiet < remaining ? quiet : remaining, Time, operation.CancellationToken).ConfigureAwait(false);
                 continue;
             }
             var connecting = ConnectAsync(operation.CancellationToken);
             try
             {
-                if (remaining <= TimeSpan.Zero)
-                    throw new System.TimeoutException();
-                await connecting.WaitAsync(remaining, operation.CancellationToken).ConfigureAwait(false);
+                await connecting.WaitAsync(remaining, Time, operation.CancellationToken).ConfigureAwait(false);
             }
             catch (System.TimeoutException)
             {
@@ -128,11 +129,11 @@ internal sealed class NodePool : IAsyncDisposable
 
     private void ThrowIfBackingOff(string? key)
     {
-        var wait = Volatile.Read(ref _retryAtTimestamp) - Stopwatch.GetTimestamp();
-        if (wait > 0)
+        var wait = Time.Until(Volatile.Read(ref _retryAtTimestamp));
+        if (wait > TimeSpan.Zero)
             throw new NodeUnavailableException(
                 $"node {Endpoint} is unavailable ({_lastError?.Message}); next connect attempt in " +
-                $"{LightweightStopwatch.ToTimeSpan(wait).TotalMilliseconds:0} ms", key, _lastError);
+                $"{wait.TotalMilliseconds:0} ms", key, _lastError);
     }
 
     /// <summary>Opens one connection (one attempt at a time per node); records backoff on failure.</summary>
@@ -156,7 +157,7 @@ internal sealed class NodePool : IAsyncDisposable
             catch (Exception e) when (!linked.IsCancellationRequested)
             {
                 _lastError = e;
-                Volatile.Write(ref _retryAtTimestamp, Stopwatch.GetTimestamp() + LightweightStopwatch.ToTicks(_backoff));
+                Volatile.Write(ref _retryAtTimestamp, Time.TimestampAfter(_backoff));
                 _settings.Logger.LogWarning("connecting to {Endpoint} failed ({Reason}); retrying in {Backoff} ms",
                     Endpoint, e.Message, _backoff.TotalMilliseconds);
                 _backoff = TimeSpan.FromTicks(Math.Min(_backoff.Ticks * 2, _backoffMax.Ticks));
@@ -185,18 +186,20 @@ internal sealed class NodePool : IAsyncDisposable
             _connections = _connections.Where(c => !ReferenceEquals(c, connection)).ToArray();
         // A connection that lasted proves the node healthy. One that died young delays the background
         // reconnect like a failed connect, without failing operations fast: the node did answer.
-        if (LightweightStopwatch.ToTimeSpan(Stopwatch.GetTimestamp() - connection.OpenedTimestamp) >= _backoffMax)
+        if (Time.GetElapsedTime(connection.OpenedTimestamp) >= _backoffMax)
         {
             _backoff = _backoffMin;
         }
         else
         {
-            Volatile.Write(ref _reconnectAtTimestamp, Stopwatch.GetTimestamp() + LightweightStopwatch.ToTicks(_backoff));
+            Volatile.Write(ref _reconnectAtTimestamp, Time.TimestampAfter(_backoff));
             _backoff = TimeSpan.FromTicks(Math.Min(_backoff.Ticks * 2, _backoffMax.Ticks));
         }
         if (!_disposed.IsCancellationRequested)
             Maintain();
     }
+
+    private bool LacksConnections => !_disposed.IsCancellationRequested && _connections.Count(c => c.IsAlive) < _min;
 
     /// <summary>Reconnects in the background, with backoff, until the minimum is open again.</summary>
     private void Maintain()
@@ -207,12 +210,17 @@ internal sealed class NodePool : IAsyncDisposable
         {
             try
             {
-                while (!_disposed.IsCancellationRequested && _connections.Count(c => c.IsAlive) < _min)
+                while (LacksConnections)
                 {
                     var retryAt = Math.Max(Volatile.Read(ref _retryAtTimestamp), Volatile.Read(ref _reconnectAtTimestamp));
-                    var wait = LightweightStopwatch.ToTimeSpan(retryAt - Stopwatch.GetTimestamp());
+                    var wait = Time.Until(retryAt);
                     if (wait > TimeSpan.Zero)
-                        await Task.Delay(wait, _disposed.Token).ConfigureAwait(false);
+                    {
+                        var backingOff = Task.Delay(wait, Time, _disposed.Token);
+                        // Logged once the wait is armed: whoever reads it may move the clock on (a test's fake one).
+                        _settings.Logger.LogDebug("reconnecting to {Endpoint} in {Wait} ms", Endpoint, wait.TotalMilliseconds);
+                        await backingOff.ConfigureAwait(false);
+                    }
                     try
                     {
                         await ConnectAsync(_disposed.Token).ConfigureAwait(false);
@@ -229,6 +237,9 @@ internal sealed class NodePool : IAsyncDisposable
             {
                 Volatile.Write(ref _maintaining, 0);
             }
+            // A connection that closed after the loop's last check left its reconnect to this loop.
+            if (LacksConnections)
+                Maintain();
         });
     }
 

@@ -12,9 +12,13 @@ internal readonly record struct OrphanRecord(
     string Connection, string Operation, string Key, uint Opaque, bool Known, TimeSpan Timeout, TimeSpan Duration,
     CoarseStopwatch TimedOutAt)
 {
-    /// <summary>What a connection remembers of an operation it times out now, <paramref name="age"/> after it started.</summary>
-    public static OrphanRecord TimedOut(string connection, string operation, string key, uint opaque, TimeSpan timeout, TimeSpan age) =>
-        new(connection, operation, key, opaque, true, timeout, age, CoarseStopwatch.StartNew());
+    /// <summary>
+    /// What a connection remembers of an operation it times out now, <paramref name="age"/> after it
+    /// started; <paramref name="time"/> measures the time until the late response.
+    /// </summary>
+    public static OrphanRecord TimedOut(string connection, string operation, string key, uint opaque, TimeSpan timeout, TimeSpan age,
+        TimeProvider time) =>
+        new(connection, operation, key, opaque, true, timeout, age, CoarseStopwatch.StartNew(time));
 
     /// <summary>A response whose opaque matches no operation the connection remembers.</summary>
     public static OrphanRecord Unknown(string connection, string operation, uint opaque) =>
@@ -34,16 +38,16 @@ internal sealed class OrphanReporter : IDisposable
     private readonly int _sampleSize;
     private readonly object _lock = new();
     private readonly List<OrphanRecord> _slowest = new();
-    private readonly Timer _timer;
+    private readonly ITimer _timer;
     private long _total;
     private long _sinceLastReport;
 
-    public OrphanReporter(ILogger logger, TimeSpan interval, int sampleSize)
+    public OrphanReporter(ILogger logger, TimeSpan interval, int sampleSize, TimeProvider time)
     {
         _logger = logger;
         _sampleSize = Math.Max(1, sampleSize);
         using (ExecutionContext.SuppressFlow())
-            _timer = new Timer(static state => ((OrphanReporter)state!).LogSummary(), this, interval, interval);
+            _timer = time.CreateTimer(static state => ((OrphanReporter)state!).LogSummary(), this, interval, interval);
     }
 
     public long Total => Interlocked.Read(ref _total);

@@ -27,10 +27,10 @@ public abstract class OperationBase : IThreadPoolWorkItem
 
     public RequestBuffer Request { get; } = new();
 
-    /// <summary>When the caller started the operation (<see cref="Stopwatch.GetTimestamp"/>).</summary>
-    public long StartTimestamp { get; private set; }
+    /// <summary>Started when the caller started the operation, on the clock its deadline is measured by.</summary>
+    public LightweightStopwatch Elapsed { get; private set; }
 
-    /// <summary>When the operation times out (<see cref="Stopwatch.GetTimestamp"/>).</summary>
+    /// <summary>When the operation times out: a timestamp of <see cref="Elapsed"/>'s clock.</summary>
     public long DeadlineTimestamp { get; private set; }
 
     public TimeSpan Timeout { get; private set; }
@@ -76,17 +76,18 @@ public abstract class OperationBase : IThreadPoolWorkItem
     /// <summary>Finishes encoding once the value (if any) is written.</summary>
     public void Seal(Datatype datatype = Datatype.Raw) => Request.Finish(Opcode, datatype, RequestCas);
 
-    /// <summary>Starts the clock; call once the request is encoded.</summary>
-    public void Start(TimeSpan timeout, CancellationToken cancellationToken)
+    /// <summary>
+    /// Starts the clock; call once the request is encoded. The deadline is a timestamp of
+    /// <paramref name="time"/>, which must be the clock of the connection that will carry the operation.
+    /// </summary>
+    public void Start(TimeSpan timeout, TimeProvider time, CancellationToken cancellationToken)
     {
         timeout = Timeouts.Cap(timeout);
-        StartTimestamp = Stopwatch.GetTimestamp();
+        Elapsed = LightweightStopwatch.StartNew(time);
         Timeout = timeout;
-        DeadlineTimestamp = StartTimestamp + LightweightStopwatch.ToTicks(timeout);
+        DeadlineTimestamp = Elapsed.TimestampAfter(timeout);
         CancellationToken = cancellationToken;
     }
-
-    public LightweightStopwatch Elapsed => LightweightStopwatch.FromTimestamp(StartTimestamp);
 
     /// <summary>True for commands that change data: a timeout after sending one is ambiguous.</summary>
     public bool IsMutation => Opcode.IsMutation();

@@ -15,13 +15,13 @@ public sealed class RawOperation : Operation<RawResponse>
 {
     private RawResponse? _response;
 
-    public static RawOperation Create(RawRequest request, TimeSpan timeout, CancellationToken cancellationToken)
+    public static RawOperation Create(RawRequest request, TimeSpan timeout, TimeProvider time, CancellationToken cancellationToken)
     {
         var operation = new RawOperation();
         operation.Prepare(request.Opcode, request.Key, request.Extras, request.Cas);
         operation.Request.Write(request.Value);
         operation.Seal(request.Datatype);
-        operation.Start(timeout, cancellationToken);
+        operation.Start(timeout, time, cancellationToken);
         return operation;
     }
 

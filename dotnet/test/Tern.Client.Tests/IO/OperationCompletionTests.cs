@@ -10,7 +10,7 @@ public class OperationCompletionTests
     {
         var operation = MutationOperation.Create(Opcode.Set, key, null, default, 0);
         operation.Seal();
-        operation.Start(TimeSpan.FromSeconds(10), CancellationToken.None);
+        operation.Start(TimeSpan.FromSeconds(10), TimeProvider.System, CancellationToken.None);
         return operation;
     }
 

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using Microsoft.Extensions.Time.Testing;
 using Tern.Client.IO;
 
 namespace Tern.Client.Tests.IO;
@@ -6,51 +7,71 @@ namespace Tern.Client.Tests.IO;
 public class StopwatchTests
 {
     [Fact]
-    public void ElapsedGrowsFromTheStartTimestamp()
+    public void ElapsedFollowsTheClockItWasStartedOn()
     {
-        var start = Stopwatch.GetTimestamp() - Stopwatch.Frequency; // one second ago
-        var watch = LightweightStopwatch.FromTimestamp(start);
-        Assert.InRange(watch.ElapsedMilliseconds, 1000, 60_000);
-        Assert.InRange(watch.Elapsed, TimeSpan.FromSeconds(1), TimeSpan.FromMinutes(1));
-        Assert.True(watch.ElapsedTicks >= Stopwatch.Frequency);
+        var time = new FakeTimeProvider();
+        var watch = LightweightStopwatch.StartNew(time);
+        time.Advance(TimeSpan.FromMilliseconds(1500));
+
+        Assert.Equal(TimeSpan.FromMilliseconds(1500), watch.Elapsed);
+        Assert.Equal(1500, watch.ElapsedMilliseconds);
+        Assert.Equal(1500.0, watch.ElapsedMillisecondsPrecise);
+        Assert.Equal(time.TimestampFrequency * 3 / 2, watch.ElapsedTicks);
+        Assert.Same(time, watch.Time);
     }
 
     [Fact]
-    public void StartNewBeginsNow()
+    public void ADeadlineIsATimestampOfTheSameClock()
+    {
+        var time = new FakeTimeProvider();
+        var watch = LightweightStopwatch.FromTimestamp(100, time);
+
+        Assert.Equal(100 + time.TimestampFrequency * 2, watch.TimestampAfter(TimeSpan.FromSeconds(2)));
+        Assert.Equal(time.GetTimestamp() + time.TimestampFrequency / 4, time.TimestampAfter(TimeSpan.FromMilliseconds(250)));
+        Assert.Equal(TimeSpan.FromMilliseconds(250), time.Until(time.TimestampAfter(TimeSpan.FromMilliseconds(250))));
+        Assert.Equal(TimeSpan.FromSeconds(-1), time.Until(time.GetTimestamp() - time.TimestampFrequency));
+    }
+
+    [Fact]
+    public void DurationsConvertIntoTheSystemClocksUnits()
+    {
+        Assert.Equal(Stopwatch.Frequency * 3 / 2, TimeProvider.System.ToTimestampTicks(TimeSpan.FromMilliseconds(1500)));
+    }
+
+    [Fact]
+    public void WithoutAClockItReadsTheSystemClock()
     {
         var before = Stopwatch.GetTimestamp();
         var watch = LightweightStopwatch.StartNew();
         Assert.InRange(watch.StartTimestamp, before, Stopwatch.GetTimestamp());
+        Assert.Same(TimeProvider.System, watch.Time);
+        Assert.Same(TimeProvider.System, default(LightweightStopwatch).Time);
     }
 
     [Fact]
-    public void TicksAndTimeSpansConvertBothWays()
+    public void CoarseStopwatchFollowsAFakeClock()
     {
-        var duration = TimeSpan.FromMilliseconds(1500);
-        var ticks = LightweightStopwatch.ToTicks(duration);
-        Assert.Equal(Stopwatch.Frequency * 3 / 2, ticks);
-        Assert.Equal(duration, LightweightStopwatch.ToTimeSpan(ticks));
-        var watch = LightweightStopwatch.FromTimestamp(100);
-        Assert.Equal(100 + ticks, watch.TimestampAfter(duration));
-    }
+        var time = new FakeTimeProvider();
+        var watch = CoarseStopwatch.StartNew(time);
+        time.Advance(TimeSpan.FromMilliseconds(250));
 
-    [Fact]
-    public void CoarseStopwatchFollowsTheTickCount()
-    {
-        var watch = CoarseStopwatch.StartNew();
-        Assert.InRange(watch.StartMilliseconds, Environment.TickCount64 - 1000, Environment.TickCount64);
-        Assert.True(watch.ElapsedMilliseconds >= 0);
+        Assert.Equal(250, watch.ElapsedMilliseconds);
+        Assert.Equal(TimeSpan.FromMilliseconds(250), watch.Elapsed);
     }
 
     [Fact]
     public void MeasuringAllocatesNothing()
     {
+        var system = TimeProvider.System;
+        var fake = new FakeTimeProvider();
         var before = GC.GetAllocatedBytesForCurrentThread();
         long sum = 0;
         for (var i = 0; i < 1000; i++)
         {
-            var watch = LightweightStopwatch.StartNew();
-            sum += watch.ElapsedTicks + CoarseStopwatch.StartNew().ElapsedMilliseconds;
+            sum += LightweightStopwatch.StartNew().ElapsedTicks + LightweightStopwatch.StartNew(system).ElapsedTicks
+                + LightweightStopwatch.StartNew(fake).ElapsedTicks
+                + CoarseStopwatch.StartNew().ElapsedMilliseconds + CoarseStopwatch.StartNew(system).ElapsedMilliseconds
+                + CoarseStopwatch.StartNew(fake).ElapsedMilliseconds;
         }
         Assert.Equal(before, GC.GetAllocatedBytesForCurrentThread());
         Assert.True(sum >= 0);
