@@ -1,11 +1,14 @@
-using System.Diagnostics;
+using Microsoft.Extensions.Time.Testing;
 using Tern.Client.Exceptions;
 using Tern.Client.Protocol;
 using Tern.Client.Tests.Support;
 
 namespace Tern.Client.Tests.IO;
 
-/// <summary>Multiplexing, timeouts, orphans and failures, driven by a scripted fake server.</summary>
+/// <summary>
+/// Multiplexing, timeouts, orphans and failures, driven by a scripted fake server. Timeouts run on a
+/// FakeTimeProvider: the test moves the clock, so each outcome and its message are exact.
+/// </summary>
 public class ConnectionBehaviourTests
 {
     [Fact]
@@ -28,72 +31,121 @@ public class ConnectionBehaviourTests
     }
 
     [Fact]
-    public async Task UnansweredOperationsTimeOutSayingWhatHappened()
+    public async Task UnansweredOperationsTimeOutAtTheirDeadlinesSayingWhatHappened()
     {
-        // Long enough that both requests reach the server before it, even on a loaded machine.
-        var timeout = TimeSpan.FromSeconds(2);
-        await using var fake = await FakeCluster.StartAsync(timeout);
-        var (server, cluster, collection) = (fake.Server, fake.Cluster, fake.Collection);
-        var watch = Stopwatch.StartNew();
+        var time = new FakeTimeProvider();
+        await using var fake = await FakeCluster.StartAsync(new ClusterOptions { KvTimeout = TimeSpan.FromSeconds(2), TimeProvider = time });
+        var (server, collection, connection) = (fake.Server, fake.Collection, fake.Connection);
 
-        var read = Assert.ThrowsAsync<UnambiguousTimeoutException>(() => collection.GetAsync("silent").AsTask());
-        var write = Assert.ThrowsAnyAsync<Tern.Client.Exceptions.TimeoutException>(() => collection.UpsertAsync("written", "v").AsTask());
-        await server.ReceiveAsync(2);
-        var readError = await read;
-        var writeError = await write;
-        Assert.True(writeError is AmbiguousTimeoutException, writeError.Message);
+        var read = collection.GetAsync("silent").AsTask();
+        var write = collection.UpsertAsync("written", "v", new UpsertOptions { Timeout = TimeSpan.FromSeconds(3) }).AsTask();
+        var slow = collection.GetAsync("patient", new GetOptions { Timeout = TimeSpan.FromSeconds(5) }).AsTask();
+        await server.ReceiveAsync(3); // all three were sent, so each timeout must say so
 
-        Assert.InRange(watch.Elapsed, timeout, timeout + TimeSpan.FromSeconds(2));
-        Assert.Equal("silent", readError.Key);
-        Assert.Contains("timed out after", readError.Message);
-        Assert.Contains("timeout 2000 ms", readError.Message);
-        Assert.Contains("it was sent", readError.Message);
-        Assert.Contains("in flight", readError.Message);
-        Assert.Contains("queued", readError.Message);
-        Assert.Equal("written", writeError.Key);
+        time.Advance(TimeSpan.FromMilliseconds(1999));
+        Assert.Equal(3, connection.InFlight); // the sweeper runs on the clock, and no deadline has come
+        time.Advance(TimeSpan.FromMilliseconds(1));
+        var readError = await Assert.ThrowsAsync<UnambiguousTimeoutException>(() => read);
+        Assert.Equal(2, connection.InFlight);
+        time.Advance(TimeSpan.FromSeconds(1));
+        var writeError = await Assert.ThrowsAsync<AmbiguousTimeoutException>(() => write);
+        Assert.Equal(1, connection.InFlight);
+        time.Advance(TimeSpan.FromSeconds(2));
+        var slowError = await Assert.ThrowsAsync<UnambiguousTimeoutException>(() => slow);
+        Assert.Equal(0, connection.InFlight);
+
+        Assert.Equal(("silent", "written", "patient"), (readError.Key, writeError.Key, slowError.Key));
+        Assert.Equal($"get of key 'silent' timed out after 2000 ms (timeout 2000 ms); it was sent to {fake.Endpoint} and no " +
+            "response came; 3 operations were in flight on the connection and 0 queued for a slot", readError.Message);
+        Assert.Equal($"set of key 'written' timed out after 3000 ms (timeout 3000 ms); it was sent to {fake.Endpoint} and no " +
+            "response came; 2 operations were in flight on the connection and 0 queued for a slot", writeError.Message);
+        Assert.Equal($"get of key 'patient' timed out after 5000 ms (timeout 5000 ms); it was sent to {fake.Endpoint} and no " +
+            "response came; 1 operations were in flight on the connection and 0 queued for a slot", slowError.Message);
     }
 
     [Fact]
-    public async Task LateResponsesAreCountedAndSummarisedAsOrphans()
+    public async Task LateResponsesAreCountedAndSummarisedAsOrphansOncePerInterval()
     {
-        await using var fake = await FakeCluster.StartAsync(TimeSpan.FromMilliseconds(200));
+        var time = new FakeTimeProvider();
+        using var log = new CapturedLog();
+        await using var fake = await FakeCluster.StartAsync(new ClusterOptions
+        {
+            KvTimeout = TimeSpan.FromMilliseconds(200),
+            OrphanReportInterval = TimeSpan.FromSeconds(10),
+            TimeProvider = time,
+            LoggerFactory = log.Factory,
+        });
         var (server, cluster, collection) = (fake.Server, fake.Cluster, fake.Collection);
 
-        var late = Assert.ThrowsAsync<UnambiguousTimeoutException>(() => collection.GetAsync("late-key").AsTask());
+        var late = collection.GetAsync("late-key").AsTask();
         var request = (await server.ReceiveAsync(1))[0];
-        await late;
+        time.Advance(TimeSpan.FromMilliseconds(200));
+        await Assert.ThrowsAsync<UnambiguousTimeoutException>(() => late);
+        time.Advance(TimeSpan.FromMilliseconds(300));
         await server.RespondAsync(request, value: "too late");
         // A later operation on the same connection proves the orphan was read and skipped.
         var next = collection.GetAsync("next", new GetOptions { Timeout = TimeSpan.FromSeconds(10) }).AsTask();
         await server.RespondAsync((await server.ReceiveAsync(1))[0], value: "on time");
         using (var result = await next)
             Assert.Equal("on time", result.ContentAsString());
-
         Assert.Equal(1, cluster.OrphanCount);
-        var summary = cluster.Orphans.LogSummary();
-        Assert.NotNull(summary);
-        Assert.Contains("late-key", summary);
-        Assert.Contains("answered after", summary);
-        Assert.Null(cluster.Orphans.LogSummary()); // nothing new since
+
+        time.Advance(TimeSpan.FromMilliseconds(9499)); // the report is due 10 s after the cluster started
+        Assert.Empty(log.Messages("orphaned"));
+        time.Advance(TimeSpan.FromMilliseconds(1));
+        Assert.Equal([$"1 orphaned responses (1 in total); slowest: get 'late-key' on {fake.Connection.Name} opaque " +
+            $"{request.Opaque} answered after 500 ms (timeout 200 ms);"], log.Messages("orphaned"));
+        time.Advance(TimeSpan.FromSeconds(10));
+        Assert.Single(log.Messages("orphaned")); // nothing new since
     }
 
     [Fact]
     public async Task AFullInFlightQueueTimesOutCallersWithoutSending()
     {
-        await using var fake = await FakeCluster.StartAsync(TimeSpan.FromMilliseconds(300), maxInFlight: 1);
-        var (server, cluster, collection) = (fake.Server, fake.Cluster, fake.Collection);
+        var time = new FakeTimeProvider();
+        await using var fake = await FakeCluster.StartAsync(new ClusterOptions
+        {
+            KvTimeout = TimeSpan.FromMilliseconds(300),
+            MaxInFlightPerConnection = 1,
+            TimeProvider = time,
+        });
+        var (server, collection, connection) = (fake.Server, fake.Collection, fake.Connection);
 
         var occupying = collection.GetAsync("occupying", new GetOptions { Timeout = TimeSpan.FromSeconds(30) }).AsTask();
-        var request = (await server.ReceiveAsync(1))[0];
-        var watch = Stopwatch.StartNew();
-        var queued = await Assert.ThrowsAsync<UnambiguousTimeoutException>(() => collection.GetAsync("queued").AsTask());
-        Assert.InRange(watch.Elapsed, TimeSpan.FromMilliseconds(250), TimeSpan.FromMilliseconds(1300));
-        await server.RespondAsync(request, value: "v");
-        (await occupying).Dispose();
+        var queued = collection.GetAsync("queued").AsTask();
+        time.Advance(TimeSpan.FromMilliseconds(299));
+        Assert.Equal((1, 1), (connection.InFlight, connection.Queued));
+        time.Advance(TimeSpan.FromMilliseconds(1));
+        var error = await Assert.ThrowsAsync<UnambiguousTimeoutException>(() => queued);
 
-        Assert.Contains("queue", queued.Message);
-        Assert.Contains("full", queued.Message);
-        Assert.Contains("without being sent", queued.Message);
+        Assert.Equal("queued", error.Key);
+        Assert.Equal($"get of key 'queued' timed out after 300 ms (timeout 300 ms) without being sent: the in-flight queue " +
+            $"to {fake.Endpoint} is full (1 of 1 in flight, 0 queued)", error.Message);
+        var request = Assert.Single(await server.ReceiveAsync(1));
+        Assert.Equal("occupying", request.Key);
+        await server.RespondAsync(request, value: "v");
+        using var result = await occupying;
+        Assert.Equal("v", result.ContentAsString());
+    }
+
+    [Fact]
+    public async Task AnOperationTimesOutAtItsDeadlineWhileAReconnectHangsInBootstrap()
+    {
+        var time = new FakeTimeProvider();
+        await using var fake = await FakeCluster.StartAsync(new ClusterOptions
+        {
+            KvTimeout = TimeSpan.FromMilliseconds(300),
+            ConnectionInitializers = [new HangingBootstrap(passing: 1)],
+            TimeProvider = time,
+        });
+
+        fake.Connection.Fail(new IOException("dropped by the test"));
+        var during = fake.Collection.GetAsync("during-hang").AsTask();
+        time.Advance(TimeSpan.FromMilliseconds(300));
+        var error = await Assert.ThrowsAsync<UnambiguousTimeoutException>(() => during);
+
+        Assert.Equal($"get of key 'during-hang' timed out after 300 ms (timeout 300 ms) without being sent: no connection " +
+            $"to {fake.Endpoint} was ready in time (connecting or bootstrapping)", error.Message);
     }
 
     [Fact]
@@ -138,12 +190,6 @@ public class ConnectionBehaviourTests
         Assert.Contains("disposed", error.Message);
     }
 
-    private sealed class HangingBootstrap : Tern.Client.IO.IConnectionInitializer
-    {
-        public async ValueTask InitializeAsync(Tern.Client.IO.IKvConnection connection, CancellationToken cancellationToken) =>
-            await Task.Delay(Timeout.Infinite, cancellationToken);
-    }
-
     [Fact]
     public async Task CancellingConnectThrowsOperationCanceled()
     {
@@ -157,18 +203,18 @@ public class ConnectionBehaviourTests
     [Fact]
     public async Task ADroppedConnectionFailsInFlightOperationsAtOnce()
     {
-        await using var fake = await FakeCluster.StartAsync(TimeSpan.FromSeconds(30));
-        var (server, cluster, collection) = (fake.Server, fake.Cluster, fake.Collection);
-        var watch = Stopwatch.StartNew();
+        // The clock never moves: the operation can only end through the connection's failure.
+        await using var fake = await FakeCluster.StartAsync(new ClusterOptions { TimeProvider = new FakeTimeProvider() });
+        var (server, collection, connection) = (fake.Server, fake.Collection, fake.Connection);
 
-        var pending = Assert.ThrowsAsync<ConnectionFailedException>(() => collection.UpsertAsync("pending", "v").AsTask());
+        var pending = collection.UpsertAsync("pending", "v").AsTask();
         await server.ReceiveAsync(1);
         await server.DisconnectAsync();
-        var error = await pending;
+        var error = await Assert.ThrowsAsync<ConnectionFailedException>(() => pending);
 
-        Assert.True(watch.Elapsed < TimeSpan.FromSeconds(10), $"took {watch.Elapsed}");
         Assert.Equal("pending", error.Key);
-        Assert.Contains("may or may not have been applied", error.Message);
+        Assert.Equal($"set of key 'pending' failed: connection {connection.Name} is down (connection to {fake.Endpoint} " +
+            "was closed by the server); the request was sent, so the change may or may not have been applied", error.Message);
     }
 
     [Fact]

@@ -16,15 +16,20 @@ public sealed class FakeCluster : IAsyncDisposable
 
     public Collection Collection { get; }
 
-    public static async Task<FakeCluster> StartAsync(TimeSpan timeout, int maxInFlight = 1024)
+    /// <summary>The cluster's one connection.</summary>
+    internal Tern.Client.IO.Connection Connection => Cluster.Nodes[0].Connections[0];
+
+    /// <summary>The endpoint every message names: "127.0.0.1:port".</summary>
+    public string Endpoint => $"127.0.0.1:{Server.Port}";
+
+    public static Task<FakeCluster> StartAsync(TimeSpan timeout, int maxInFlight = 1024) =>
+        StartAsync(new ClusterOptions { KvTimeout = timeout, MaxInFlightPerConnection = maxInFlight });
+
+    /// <summary>Connects with <paramref name="options"/>, limited to one connection.</summary>
+    public static async Task<FakeCluster> StartAsync(ClusterOptions options)
     {
         var server = new FakeServer();
-        var cluster = await Cluster.ConnectAsync(server.ConnectionString, new ClusterOptions
-        {
-            KvTimeout = timeout,
-            MaxInFlightPerConnection = maxInFlight,
-            MaxConnectionsPerNode = 1,
-        });
+        var cluster = await Cluster.ConnectAsync(server.ConnectionString, options with { MaxConnectionsPerNode = 1 });
         return new FakeCluster(server, cluster);
     }
 

@@ -1,0 +1,18 @@
+using Tern.Client.IO;
+
+namespace Tern.Client.Tests.Support;
+
+/// <summary>
+/// A bootstrap step that lets the first <paramref name="passing"/> connections through and hangs every
+/// later one until its token is cancelled, as a server stuck mid-handshake would.
+/// </summary>
+public sealed class HangingBootstrap(int passing = 0) : IConnectionInitializer
+{
+    private int _calls;
+
+    public async ValueTask InitializeAsync(IKvConnection connection, CancellationToken cancellationToken)
+    {
+        if (Interlocked.Increment(ref _calls) > passing)
+            await Task.Delay(Timeout.Infinite, cancellationToken);
+    }
+}
