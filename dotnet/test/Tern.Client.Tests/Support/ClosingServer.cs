@@ -27,7 +27,10 @@ public sealed class ClosingServer : IAsyncDisposable
         });
     }
 
-    public string ConnectionString => $"memcached://127.0.0.1:{((IPEndPoint)_listener.LocalEndpoint).Port}";
+    /// <summary>"127.0.0.1:port", as the SDK's messages name it.</summary>
+    public string Endpoint => $"127.0.0.1:{((IPEndPoint)_listener.LocalEndpoint).Port}";
+
+    public string ConnectionString => $"memcached://{Endpoint}";
 
     public int Accepted => Volatile.Read(ref _accepted);
 
