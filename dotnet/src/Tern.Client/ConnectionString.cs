@@ -4,12 +4,19 @@ namespace Tern.Client;
 
 /// <summary>
 /// A parsed connection string: "memcached://h1:11211,h2:11211" (a ketama pool of plain memcached
-/// servers) or "tern://host:port" (ternd nodes). Hosts without a port get the scheme's default;
-/// IPv6 literals go in brackets.
+/// servers) or "tern://host:port" (ternd nodes). Hosts without a port get the scheme's default
+/// (<see cref="DefaultMemcachedPort"/> or <see cref="DefaultTernPort"/>); IPv6 literals go in brackets.
 /// </summary>
 public sealed record ConnectionString(string Scheme, IReadOnlyList<(string Host, int Port)> Nodes)
 {
-    public const int DefaultPort = 11211;
+    /// <summary>memcached's port, the default of memcached:// hosts.</summary>
+    public const int DefaultMemcachedPort = 11211;
+
+    /// <summary>ternd's port (its --port default), the default of tern:// hosts.</summary>
+    public const int DefaultTernPort = 11210;
+
+    /// <summary>The port of a host of <paramref name="scheme"/> ("memcached" or "tern") that names none.</summary>
+    public static int DefaultPort(string scheme) => scheme == "tern" ? DefaultTernPort : DefaultMemcachedPort;
 
     public static ConnectionString Parse(string connectionString)
     {
@@ -26,13 +33,13 @@ public sealed record ConnectionString(string Scheme, IReadOnlyList<(string Host,
             rest = rest[..query];
         var nodes = new List<(string, int)>();
         foreach (var part in rest.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
-            nodes.Add(ParseNode(part, connectionString));
+            nodes.Add(ParseNode(part, DefaultPort(scheme), connectionString));
         if (nodes.Count == 0)
             throw new InvalidArgumentException($"connection string '{connectionString}' names no host");
         return new ConnectionString(scheme, nodes);
     }
 
-    private static (string, int) ParseNode(string node, string whole)
+    private static (string, int) ParseNode(string node, int defaultPort, string whole)
     {
         string host;
         string? port = null;
@@ -52,7 +59,7 @@ public sealed record ConnectionString(string Scheme, IReadOnlyList<(string Host,
             port = colon < 0 ? null : node[(colon + 1)..];
         }
         if (port is null)
-            return (host, DefaultPort);
+            return (host, defaultPort);
         if (!int.TryParse(port, out var number) || number is <= 0 or > 65535)
             throw new InvalidArgumentException($"bad port '{port}' in connection string '{whole}'");
         return (host, number);

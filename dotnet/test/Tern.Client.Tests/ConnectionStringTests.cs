@@ -9,7 +9,17 @@ public class ConnectionStringTests
     {
         var parsed = ConnectionString.Parse("memcached://h1:11211, h2:11300,[::1]:5000,h3");
         Assert.Equal("memcached", parsed.Scheme);
-        Assert.Equal([("h1", 11211), ("h2", 11300), ("::1", 5000), ("h3", ConnectionString.DefaultPort)], parsed.Nodes);
+        Assert.Equal([("h1", 11211), ("h2", 11300), ("::1", 5000), ("h3", 11211)], parsed.Nodes);
+    }
+
+    [Theory]
+    [InlineData("memcached://h1", 11211)]
+    [InlineData("MEMCACHED://h1", 11211)]
+    [InlineData("tern://h1", 11210)]
+    [InlineData("tern://[::1]", 11210)]
+    public void AHostWithoutAPortGetsItsSchemesDefault(string connectionString, int port)
+    {
+        Assert.Equal(port, Assert.Single(ConnectionString.Parse(connectionString).Nodes).Port);
     }
 
     [Theory]
