@@ -6,8 +6,9 @@ using Tern.Client.Protocol;
 namespace Tern.Client.Diagnostics;
 
 /// <summary>
-/// The SDK's instruments: Meter "Tern.Client" and ActivitySource "Tern.Client". With no listener
-/// attached, recording costs an enabled-check and nothing is allocated.
+/// The SDK's instruments: Meter "Tern.Client" and ActivitySource "Tern.Client". Every measurement
+/// carries the server's endpoint ("server.address"), and operation measurements the operation
+/// ("op"). With no listener attached, recording costs an enabled-check and nothing is allocated.
 /// </summary>
 public static class TernMetrics
 {
@@ -31,18 +32,26 @@ public static class TernMetrics
     public static readonly Counter<long> ConnectionFailures =
         Meter.CreateCounter<long>("tern.client.connection.failures", description: "Connections that failed or could not be opened");
 
-    internal static void RecordCompletion(Opcode opcode, in LightweightStopwatch started)
+    internal static void RecordCompletion(Opcode opcode, string endpoint, in LightweightStopwatch started)
     {
-        var tag = new KeyValuePair<string, object?>("op", opcode.Name());
-        Operations.Add(1, tag);
+        var (op, server) = (Op(opcode), Server(endpoint));
+        Operations.Add(1, op, server);
         if (Duration.Enabled)
-            Duration.Record(started.Elapsed.TotalMilliseconds, tag);
+            Duration.Record(started.Elapsed.TotalMilliseconds, op, server);
     }
 
-    internal static void RecordTimeout(Opcode opcode)
+    internal static void RecordTimeout(Opcode opcode, string endpoint)
     {
-        var tag = new KeyValuePair<string, object?>("op", opcode.Name());
-        Operations.Add(1, tag);
-        Timeouts.Add(1, tag);
+        var (op, server) = (Op(opcode), Server(endpoint));
+        Operations.Add(1, op, server);
+        Timeouts.Add(1, op, server);
     }
+
+    internal static void RecordOrphan(string endpoint) => Orphans.Add(1, Server(endpoint));
+
+    internal static void RecordConnectionFailure(string endpoint) => ConnectionFailures.Add(1, Server(endpoint));
+
+    private static KeyValuePair<string, object?> Op(Opcode opcode) => new("op", opcode.Name());
+
+    private static KeyValuePair<string, object?> Server(string endpoint) => new("server.address", endpoint);
 }

@@ -347,13 +347,13 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
             return;
         }
         _slots.Release();
-        TernMetrics.RecordCompletion(operation.Opcode, operation.Elapsed);
+        TernMetrics.RecordCompletion(operation.Opcode, Endpoint, operation.Elapsed);
         operation.OnResponse(header, body);
     }
 
     private void ReportOrphan(in FrameHeader header)
     {
-        TernMetrics.Orphans.Add(1);
+        TernMetrics.RecordOrphan(Endpoint);
         var known = _timedOut.Take(header.Opaque, out var record);
         _settings.Orphans.Report(known ? record.Answered() : OrphanRecord.Unknown(Name, ((Opcode)header.Opcode).Name(), header.Opaque));
     }
@@ -386,7 +386,7 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
                 _slots.Release();
                 _timedOut.Remember(OrphanRecord.TimedOut(Name, operation.Opcode.Name(), operation.Key, operation.Opaque,
                     operation.Timeout, _settings.Time.GetElapsedTime(operation.Elapsed.StartTimestamp, now), _settings.Time));
-                TernMetrics.RecordTimeout(operation.Opcode);
+                TernMetrics.RecordTimeout(operation.Opcode, Endpoint);
                 operation.Fail(Timeouts.Expired(operation, Endpoint, sent: operation.WriteEndOffset <= bytesSent, inFlight + _expired.Count, Queued));
             }
             _expired.Clear();
@@ -433,7 +433,7 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
         _socket.Dispose();
         if (reason is not ObjectDisposedException)
         {
-            TernMetrics.ConnectionFailures.Add(1);
+            TernMetrics.RecordConnectionFailure(Endpoint);
             _settings.Logger.LogWarning("connection {Connection} failed ({Reason}); {Count} operations in flight failed",
                 Name, reason.Message, orphaned.Count);
         }

@@ -161,7 +161,7 @@ internal sealed class NodePool : IAsyncDisposable
                 _settings.Logger.LogWarning("connecting to {Endpoint} failed ({Reason}); retrying in {Backoff} ms",
                     Endpoint, e.Message, _backoff.TotalMilliseconds);
                 _backoff = TimeSpan.FromTicks(Math.Min(_backoff.Ticks * 2, _backoffMax.Ticks));
-                Diagnostics.TernMetrics.ConnectionFailures.Add(1);
+                Diagnostics.TernMetrics.RecordConnectionFailure(Endpoint);
                 throw new NodeUnavailableException($"cannot connect to {Endpoint}: {e.Message}", null, e);
             }
             // The backoff is reset only once a connection has lasted (see OnClosed): a server that

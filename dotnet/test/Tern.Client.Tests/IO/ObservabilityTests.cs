@@ -1,25 +1,32 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
+using Microsoft.Extensions.Time.Testing;
 using Tern.Client.Diagnostics;
 using Tern.Client.Exceptions;
 using Tern.Client.Tests.Support;
 
 namespace Tern.Client.Tests.IO;
 
-/// <summary>The Meter and ActivitySource named "Tern.Client" report operations, latency and timeouts.</summary>
+/// <summary>
+/// The Meter and ActivitySource named "Tern.Client" report operations, latency and timeouts. Both
+/// are process-wide and other test classes run in parallel, so each test keeps only what is
+/// tagged with its own fake server's endpoint.
+/// </summary>
 public sealed class ObservabilityTests : IDisposable
 {
     private readonly MeterListener _meters = new();
     private readonly ActivityListener _activities;
-    private readonly ConcurrentBag<(string Instrument, double Value, string? Op)> _measurements = new();
-    private readonly ConcurrentBag<Activity> _stopped = new();
+    private readonly ConcurrentQueue<(Instrument Instrument, double Value, string? Op, string? Server)> _measurements = new();
+    private readonly ConcurrentQueue<Activity> _stopped = new();
 
     public ObservabilityTests()
     {
+        Instrument[] ours = [TernMetrics.Operations, TernMetrics.Duration, TernMetrics.Timeouts, TernMetrics.Orphans,
+            TernMetrics.ConnectionFailures];
         _meters.InstrumentPublished = (instrument, listener) =>
         {
-            if (instrument.Meter.Name == TernMetrics.Name)
+            if (ours.Contains(instrument))
                 listener.EnableMeasurementEvents(instrument);
         };
         _meters.SetMeasurementEventCallback<long>((instrument, value, tags, _) => Record(instrument, value, tags));
@@ -27,9 +34,9 @@ public sealed class ObservabilityTests : IDisposable
         _meters.Start();
         _activities = new ActivityListener
         {
-            ShouldListenTo = source => source.Name == TernMetrics.Name,
+            ShouldListenTo = source => source == TernMetrics.ActivitySource,
             Sample = (ref ActivityCreationOptions<ActivityContext> _) => ActivitySamplingResult.AllData,
-            ActivityStopped = _stopped.Add,
+            ActivityStopped = _stopped.Enqueue,
         };
         ActivitySource.AddActivityListener(_activities);
     }
@@ -37,38 +44,51 @@ public sealed class ObservabilityTests : IDisposable
     private void Record(Instrument instrument, double value, ReadOnlySpan<KeyValuePair<string, object?>> tags)
     {
         string? op = null;
+        string? server = null;
         foreach (var tag in tags)
         {
             if (tag.Key == "op")
                 op = tag.Value as string;
+            else if (tag.Key == "server.address")
+                server = tag.Value as string;
         }
-        _measurements.Add((instrument.Name, value, op));
+        _measurements.Enqueue((instrument, value, op, server));
     }
+
+    /// <summary>What was measured against <paramref name="endpoint"/>, as (instrument name, value, op).</summary>
+    private List<(string Instrument, double Value, string? Op)> MeasuredOn(string endpoint) =>
+        _measurements.Where(m => m.Server == endpoint).Select(m => (m.Instrument.Name, m.Value, m.Op)).ToList();
 
     [Fact]
     public async Task OperationsAreCountedTimedAndTraced()
     {
-        await using var fake = await FakeCluster.StartAsync(TimeSpan.FromSeconds(10));
+        var time = new FakeTimeProvider();
+        await using var fake = await FakeCluster.StartAsync(new ClusterOptions { TimeProvider = time });
         var (server, collection) = (fake.Server, fake.Collection);
 
         var get = collection.GetAsync("observed-key").AsTask();
-        await server.RespondAsync((await server.ReceiveAsync(1))[0], value: "v");
+        var request = (await server.ReceiveAsync(1))[0];
+        time.Advance(TimeSpan.FromMilliseconds(7));
+        await server.RespondAsync(request, value: "v");
         (await get).Dispose();
 
-        Assert.Contains(_measurements, m => m.Instrument == "tern.client.operations" && m.Op == "get");
-        Assert.Contains(_measurements, m => m.Instrument == "tern.client.operation.duration" && m.Op == "get" && m.Value >= 0);
-        Assert.Contains(_stopped, a => a.OperationName == "get" && (string?)a.GetTagItem("server.address") == $"127.0.0.1:{server.Port}");
+        Assert.Equal([("tern.client.operations", 1, "get"), ("tern.client.operation.duration", 7.0, "get")], MeasuredOn(fake.Endpoint));
+        var span = Assert.Single(_stopped, a => (string?)a.GetTagItem("server.address") == fake.Endpoint);
+        Assert.Equal(("get", ActivityStatusCode.Unset), (span.OperationName, span.Status));
     }
 
     [Fact]
     public async Task TimeoutsAreCounted()
     {
-        await using var fake = await FakeCluster.StartAsync(TimeSpan.FromMilliseconds(100));
-        var collection = fake.Collection;
+        var time = new FakeTimeProvider();
+        await using var fake = await FakeCluster.StartAsync(new ClusterOptions { KvTimeout = TimeSpan.FromMilliseconds(100), TimeProvider = time });
 
-        await Assert.ThrowsAsync<UnambiguousTimeoutException>(() => collection.GetAsync("unanswered").AsTask());
+        var unanswered = fake.Collection.GetAsync("unanswered").AsTask();
+        await fake.Server.ReceiveAsync(1);
+        time.Advance(TimeSpan.FromMilliseconds(100));
+        await Assert.ThrowsAsync<UnambiguousTimeoutException>(() => unanswered);
 
-        Assert.Contains(_measurements, m => m.Instrument == "tern.client.timeouts" && m.Op == "get");
+        Assert.Equal([("tern.client.operations", 1, "get"), ("tern.client.timeouts", 1, "get")], MeasuredOn(fake.Endpoint));
     }
 
     public void Dispose()
