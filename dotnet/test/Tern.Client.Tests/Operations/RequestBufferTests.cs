@@ -24,10 +24,16 @@ public class RequestBufferTests
     }
 
     [Fact]
-    public void AKeyTooLongLeavesNothingToSend()
+    public void AKeyTooLongLeavesNothingOfThePreviousRequestToSend()
     {
+        // A pooled operation reuses its buffer: a rejected key must not leave the last request in it.
         var request = new RequestBuffer();
+        request.Begin("previous", null, [0, 0, 0, 0]);
+        request.Finish(Opcode.Set, Datatype.Raw, 0);
+        Assert.Equal(FrameHeader.Size + 4 + "previous".Length, request.Written.Length);
+
         Assert.Throws<InvalidArgumentException>(() => request.Begin(new string('k', 249) + "é", null, [0, 0, 0, 0]));
+
         Assert.Equal(0, request.Written.Length);
     }
 
