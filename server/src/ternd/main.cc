@@ -16,10 +16,11 @@
 #include "ternd/executor_stats.h"
 #include "ternd/options.h"
 #include "ternd/settings_stats.h"
+#include "ternd/version.h"
 
 namespace {
 
-constexpr const char* kVersion = "1.0.0-tern";
+using tern::ternd::kVersion;
 
 std::string endpoint_text(const asio::ip::tcp::endpoint& endpoint) {
   auto address = endpoint.address();

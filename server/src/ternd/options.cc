@@ -1,45 +1,136 @@
 #include "ternd/options.h"
 
+#include <sysexits.h>
+
 #include <algorithm>
+#include <charconv>
 #include <thread>
+#include <type_traits>
 
 #include <CLI/CLI.hpp>
+#include <asio/ip/address.hpp>
+#include <fmt/format.h>
+
+#include "ternd/version.h"
 
 namespace tern::ternd {
+
+namespace {
+
+// Beyond any default descriptor limit (Linux's fs.nr_open), so never a real constraint.
+constexpr size_t kMaxConnectionsLimit = size_t{1} << 20;
+// The pager's pause must be a finite, positive number of milliseconds for the executor.
+constexpr double kMinPagerSeconds = 0.001;
+constexpr double kMaxPagerSeconds = 365.0 * 24 * 3600;
+
+// --help shows what each flag accepts beside it, and its default at the end of its line,
+// flags without a value included.
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_option_opts(const CLI::Option* option) const override {
+    const std::string& accepted = option->get_option_text();
+    return accepted.empty() ? "" : " " + accepted;
+  }
+
+  std::string make_option_desc(const CLI::Option* option) const override {
+    const std::string& default_text = option->get_default_str();
+    if (default_text.empty()) return option->get_description();
+    return option->get_description() + " (default: " + default_text + ")";
+  }
+};
+
+// Reads the value itself, so that every bad value (not a number, negative, too big) gets the
+// same message naming the allowed range; CLI11 puts the flag's name in front of it.
+template <typename Number>
+CLI::Validator within(Number min, Number max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        Number value{};
+        const char* end = text.data() + text.size();
+        const auto [stop, error] = std::from_chars(text.data(), end, value);
+        // Written so that NaN fails the range test.
+        if (error == std::errc{} && stop == end && value >= min && value <= max) return "";
+        const char* kind = std::is_integral_v<Number> ? "a whole number" : "a number";
+        return fmt::format("must be {} {}-{} (got '{}')", kind, min, max, text);
+      },
+      "");
+}
+
+CLI::Validator ip_address() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        asio::error_code error;
+        asio::ip::make_address(text, error);
+        if (!error) return "";
+        return fmt::format("must be an IPv4 or IPv6 address (got '{}')", text);
+      },
+      "");
+}
+
+// A bare --verbose reaches the check as "true"; --verbose=VALUE as VALUE.
+CLI::Validator switch_value() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        for (const char* accepted : {"true", "false", "yes", "no", "on", "off", "1", "0"}) {
+          if (text == accepted) return "";
+        }
+        return fmt::format("takes no value, or one of true/false/yes/no/on/off/1/0 (got '{}')",
+                           text);
+      },
+      "");
+}
+
+template <typename Number>
+CLI::Option* add_number(CLI::App& app, const std::string& flag, Number& target, Number min,
+                        Number max, const std::string& description) {
+  return app.add_option(flag, target, description)
+      ->check(within(min, max))
+      ->option_text(fmt::format("{}-{}", min, max))
+      ->capture_default_str();
+}
+
+}  // namespace
 
 std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
   Options options;
   options.threads = std::max(1u, std::thread::hardware_concurrency());
 
-  CLI::App app{"ternd: a key-value server speaking the memcached binary protocol"};
-  app.add_option("--port", options.port, "TCP port to listen on (0 picks a free one)")
+  CLI::App app{"ternd: a key-value server speaking the memcached binary protocol", "ternd"};
+  app.formatter(std::make_shared<HelpFormatter>());
+  app.get_formatter()->column_width(32);
+  app.set_help_flag("-h,--help", "print this help and exit");
+  app.set_version_flag("--version", std::string("ternd ") + kVersion, "print the version and exit");
+
+  add_number<uint16_t>(app, "--port", options.port, 0, 65535,
+                       "TCP port to listen on; 0 picks a free one");
+  app.add_option("--listen", options.listen, "IPv4 or IPv6 address to listen on")
+      ->check(ip_address())
+      ->option_text("ADDRESS")
       ->capture_default_str();
-  app.add_option("--listen", options.listen, "address to listen on")->capture_default_str();
-  app.add_option("--threads", options.threads, "worker threads (default: number of cores)")
-      ->check(CLI::Range(1u, 1024u))
-      ->capture_default_str();
+  add_number(app, "--threads", options.threads, 1u, 1024u, "network worker threads")
+      ->default_str("number of cores");
   // Bounds keep the byte arithmetic in range: the quota in bytes must fit 64 bits with room,
   // and a value must fit the protocol's 32-bit body length with its header parts.
-  app.add_option("--memory-mb", options.memory_mb, "memory quota for items, in MiB")
-      ->check(CLI::Range(size_t{1}, kMaxMemoryMb))
-      ->capture_default_str();
-  app.add_option("--max-item-size", options.max_item_size, "largest value accepted, in bytes")
-      ->check(CLI::Range(size_t{1}, kMaxItemSizeLimit))
-      ->capture_default_str();
-  app.add_option("--max-connections", options.max_connections,
-                 "connections beyond this are refused")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--expiry-pager-interval", options.expiry_pager_interval,
-                 "pause between sweeps that remove expired items")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_flag("--verbose,-v", options.verbose, "log at debug level");
+  add_number(app, "--memory-mb", options.memory_mb, size_t{1}, kMaxMemoryMb,
+             "memory quota for items, in MiB");
+  add_number(app, "--max-item-size", options.max_item_size, size_t{1}, kMaxItemSizeLimit,
+             "largest value accepted, in bytes");
+  add_number(app, "--max-connections", options.max_connections, size_t{1}, kMaxConnectionsLimit,
+             "connections beyond this are refused");
+  add_number(app, "--expiry-pager-interval", options.expiry_pager_interval, kMinPagerSeconds,
+             kMaxPagerSeconds, "seconds between sweeps that remove expired items");
+  app.add_flag("-v,--verbose", options.verbose, "log at debug level")
+      ->check(switch_value())
+      ->default_str("off");
+  app.footer(
+      "Exit status: 0 after a clean stop (SIGINT or SIGTERM), 64 for a usage error,\n"
+      "1 if start-up fails (for example, the port is in use).");
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    exit_code = app.exit(error);
+    // CLI11 prints help, the version or the error; its own exit codes for errors vary by kind.
+    exit_code = app.exit(error) == 0 ? 0 : EX_USAGE;
     return std::nullopt;
   }
   return options;

@@ -22,8 +22,9 @@ struct Options {
   bool verbose = false;
 };
 
-// Parses the command line. After --help or a bad flag it prints what CLI11 prints and
-// returns nullopt with the process's exit code in `exit_code`.
+// Parses the command line. After --help or --version it prints what was asked and returns
+// nullopt with exit code 0; after a usage error it prints the error, naming the flag and
+// what it accepts, and returns nullopt with exit code 64 (EX_USAGE).
 std::optional<Options> parse_options(int argc, char** argv, int& exit_code);
 
 }  // namespace tern::ternd
