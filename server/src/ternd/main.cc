@@ -16,6 +16,7 @@
 #include "ternd/executor_stats.h"
 #include "ternd/options.h"
 #include "ternd/settings_stats.h"
+#include "ternd/teardown_signals.h"
 #include "ternd/version.h"
 
 namespace {
@@ -39,6 +40,9 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
 
   try {
+    // First, so that it outlives everything torn down after the server.
+    tern::ternd::TeardownSignals teardown_signals;
+
     tern::engine::Config engine_config;
     engine_config.memory_quota_bytes = options->memory_mb * 1024 * 1024;
     engine_config.max_item_size = options->max_item_size;
@@ -62,6 +66,7 @@ int main(int argc, char** argv) {
     server_config.max_item_size = options->max_item_size;
     server_config.max_connections = options->max_connections;
     tern::net::Server server(server_config, dispatcher, kVersion);
+    teardown_signals.hold();
 
     auto endpoint = server.local_endpoint();
     tern::ternd::SettingsStats settings(*options, endpoint.port());
