@@ -1,6 +1,9 @@
 namespace Tern.Cli.Tests;
 
-/// <summary>What the CLI says when the server answers with bytes that are not the protocol.</summary>
+/// <summary>
+/// What the CLI says when the server answers with bytes that are not the protocol. The timeout is
+/// generous so that on a busy machine the outcome is the protocol error, never a timeout.
+/// </summary>
 public sealed class ProtocolErrorTests
 {
     [Fact]
@@ -8,7 +11,7 @@ public sealed class ProtocolErrorTests
     {
         await using var server = new MalformedAnswerServer();
 
-        var run = await CliRun.RunAsync("get", "k", "--server", server.Address);
+        var run = await CliRun.RunAsync("get", "k", "--server", server.Address, "--timeout", "10");
 
         Assert.Equal(ExitCodes.Unreachable, run.ExitCode);
         Assert.Contains("protocol error", run.Error);
@@ -21,7 +24,7 @@ public sealed class ProtocolErrorTests
     {
         await using var server = new MalformedAnswerServer();
 
-        var run = await CliRun.RunAsync("set", "k", "v", "--server", server.Address);
+        var run = await CliRun.RunAsync("set", "k", "v", "--server", server.Address, "--timeout", "10");
 
         Assert.Equal(ExitCodes.Unreachable, run.ExitCode);
         Assert.Contains("protocol error", run.Error);
