@@ -5,7 +5,11 @@ public static class Expiry
 {
     public const uint RelativeLimitSeconds = 30 * 24 * 60 * 60;
 
-    public static uint ToWire(TimeSpan? expiry)
+    /// <summary>
+    /// The wire value of <paramref name="expiry"/>. Beyond 30 days it is dated from <paramref name="clock"/>,
+    /// the cluster's <see cref="ClusterOptions.TimeProvider"/>, so tests can fix "now".
+    /// </summary>
+    public static uint ToWire(TimeSpan? expiry, TimeProvider clock)
     {
         if (expiry is not { } value || value <= TimeSpan.Zero)
             return 0;
@@ -13,7 +17,8 @@ public static class Expiry
         var seconds = (ulong)Math.Ceiling(value.TotalSeconds);
         if (seconds <= RelativeLimitSeconds)
             return (uint)seconds;
-        var absolute = (ulong)DateTimeOffset.UtcNow.ToUnixTimeSeconds() + seconds;
+        var absolute = (ulong)clock.GetUtcNow().ToUnixTimeSeconds() + seconds;
+        // uint.MaxValue is not a time to a counter: it means "do not create" (CounterOperation).
         return absolute >= uint.MaxValue ? uint.MaxValue - 1 : (uint)absolute;
     }
 }

@@ -7,7 +7,7 @@ using Tern.Client.Protocol;
 namespace Tern.Client.Tests.Support;
 
 /// <summary>A request the fake server received.</summary>
-public sealed record ReceivedRequest(Opcode Opcode, uint Opaque, string Key);
+public sealed record ReceivedRequest(Opcode Opcode, uint Opaque, string Key, ReadOnlyMemory<byte> Extras);
 
 /// <summary>
 /// A scripted server on a free port: the test reads the requests the client sent and decides
@@ -53,7 +53,8 @@ public sealed class FakeServer : IAsyncDisposable
         string value = "", uint flags = 0, ulong cas = 1)
     {
         var socket = await _accepted;
-        var extras = new byte[request.Opcode == Opcode.Get ? 4 : 0];
+        // Reads answer with the document's flags in the extras, as a real server does.
+        var extras = new byte[request.Opcode is Opcode.Get or Opcode.GetAndTouch or Opcode.GetLocked ? 4 : 0];
         if (extras.Length == 4)
             System.Buffers.Binary.BinaryPrimitives.WriteUInt32BigEndian(extras, flags);
         var body = Encoding.UTF8.GetBytes(value);
@@ -75,7 +76,8 @@ public sealed class FakeServer : IAsyncDisposable
         request = null!;
         if (FrameCodec.TryDecode(_buffer.AsSpan(0, _buffered), out var frame) != DecodeResult.Ok)
             return false;
-        request = new ReceivedRequest((Opcode)frame.Header.Opcode, frame.Header.Opaque, Encoding.UTF8.GetString(frame.Key));
+        request = new ReceivedRequest((Opcode)frame.Header.Opcode, frame.Header.Opaque, Encoding.UTF8.GetString(frame.Key),
+            frame.Extras.ToArray());
         var size = frame.Size;
         _buffer.AsSpan(size, _buffered - size).CopyTo(_buffer);
         _buffered -= size;
