@@ -194,10 +194,16 @@ public class ConnectionBehaviourTests
     public async Task CancellingConnectThrowsOperationCanceled()
     {
         await using var server = new FakeServer();
-        using var cancellation = new CancellationTokenSource(TimeSpan.FromMilliseconds(100));
+        var bootstrap = new HangingBootstrap();
+        using var cancellation = new CancellationTokenSource();
+        // The clock never moves, so the connect timeout cannot end the connect: only the cancellation can.
+        var connecting = Cluster.ConnectAsync(server.ConnectionString,
+            new ClusterOptions { ConnectionInitializers = [bootstrap], TimeProvider = new FakeTimeProvider() }, cancellation.Token);
 
-        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => Cluster.ConnectAsync(server.ConnectionString,
-            new ClusterOptions { ConnectionInitializers = [new HangingBootstrap()] }, cancellation.Token));
+        await bootstrap.Hanging.WaitAsync(TimeSpan.FromSeconds(10)); // cancel mid-bootstrap, not before the connect began
+        cancellation.Cancel();
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => connecting.WaitAsync(TimeSpan.FromSeconds(10)));
     }
 
     [Fact]

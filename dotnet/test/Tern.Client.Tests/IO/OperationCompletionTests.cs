@@ -20,21 +20,16 @@ public class OperationCompletionTests
         var operation = NewOperation("k");
         // Await before completing, so the continuation is registered rather than run synchronously.
         var observing = ObserveContinuation(operation.AsValueTask());
-        int completingThread = 0;
-        var completer = new Thread(() =>
-        {
-            completingThread = Environment.CurrentManagedThreadId;
-            operation.CompleteWith(ResponseStatus.Success, cas: 42);
-            Thread.Sleep(200); // keep this thread busy: an inline continuation would have to run here first
-        });
+        // A dedicated thread, not a pool one: a continuation run inline would show its id and IsThreadPoolThread false.
+        var completer = new Thread(() => operation.CompleteWith(ResponseStatus.Success, cas: 42));
         completer.Start();
 
         var (cas, continuationThread, onPool) = await observing;
+        completer.Join();
 
         Assert.Equal(42ul, cas);
-        Assert.NotEqual(completingThread, continuationThread);
+        Assert.NotEqual(completer.ManagedThreadId, continuationThread);
         Assert.True(onPool);
-        completer.Join();
     }
 
     // ConfigureAwait(false) so the continuation runs where the operation completes it, not on xunit's context.
