@@ -21,7 +21,7 @@ inline Config small_config() {
   return config;
 }
 
-// While alive, every table this thread tries to grow fails as if the allocation had.
+// While alive, every table that tries to grow fails as if the allocation had.
 class GrowthFailure {
  public:
   GrowthFailure() { HashTable::fail_growth_for_testing = true; }

@@ -8,8 +8,6 @@ namespace {
 constexpr size_t kInitialCapacity = 8;
 }  // namespace
 
-thread_local bool HashTable::fail_growth_for_testing = false;
-
 HashTable::HashTable() : slots_(kInitialCapacity) {}
 
 size_t HashTable::find(uint64_t hash, std::string_view key) const {
@@ -55,7 +53,7 @@ ItemPtr HashTable::erase(size_t index) {
 }
 
 void HashTable::grow() {
-  if (fail_growth_for_testing) throw std::bad_alloc();
+  if (fail_growth_for_testing.load(std::memory_order_relaxed)) throw std::bad_alloc();
   std::vector<Slot> old(slots_.size() * 2);
   old.swap(slots_);
   for (Slot& slot : old) {

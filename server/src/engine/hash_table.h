@@ -3,6 +3,7 @@
 // thread-safe; the shard's mutex guards it. Items live in the slots themselves, so the
 // table costs no allocation per item.
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -51,9 +52,9 @@ class HashTable {
     std::swap(size_, other.size_);
   }
 
-  // Test seam: while a thread sets this, every table it tries to grow fails as if the
+  // Test seam: while this is set, every table that tries to grow fails as if the
   // allocation had (std::bad_alloc), so tests can reach the failure path.
-  static thread_local bool fail_growth_for_testing;
+  static inline std::atomic<bool> fail_growth_for_testing{false};
 
  private:
   void grow();
