@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Installs every system package the build, the tests and the benchmarks need.
-# Safe to run repeatedly: it installs only what is missing.
+# Usage: install-deps.sh [--dotnet]
+# Installs every system package the server's build, tests and benchmarks need (apt, as root
+# or with sudo). Safe to run repeatedly: it installs only what is missing, and says so.
+# With --dotnet it also checks that the .NET 10 SDK is present, which it does not install:
+# only the targets that build or run .NET code pass it.
 set -euo pipefail
 
 APT_PACKAGES=(
@@ -10,13 +13,16 @@ APT_PACKAGES=(
   memcached libmemcached-tools valgrind
 )
 
+# One dpkg-query for all of them: a warm `make run` should not pay a process per package.
+installed=$(dpkg-query -W -f='${Package} ${Status}\n' "${APT_PACKAGES[@]}" 2>/dev/null |
+  awk '$NF == "installed" { print $1 }' || true)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  grep -qx "$pkg" <<<"$installed" || missing+=("$pkg")
 done
 
 if ((${#missing[@]})); then
-  echo "install-deps: installing ${missing[*]}"
+  echo "install-deps: installing with apt-get (minutes on a fresh machine): ${missing[*]}"
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   export DEBIAN_FRONTEND=noninteractive
@@ -24,7 +30,17 @@ if ((${#missing[@]})); then
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-if ! command -v dotnet >/dev/null 2>&1; then
-  echo "install-deps: the .NET 10 SDK (dotnet) is required but not on PATH" >&2
+if [ "${1:-}" = "--dotnet" ] && ! { command -v dotnet >/dev/null 2>&1 &&
+                                    dotnet --list-sdks 2>/dev/null | grep -q '^10\.'; }; then
+  cat >&2 <<'MESSAGE'
+install-deps: this target needs the .NET 10 SDK, and `dotnet` with a 10.x SDK is not on PATH.
+  Install it, then run the target again. Either:
+  - the distribution's package where there is one, e.g. `sudo apt-get install dotnet-sdk-10.0`
+    (Ubuntu, or Debian with Microsoft's package feed: https://learn.microsoft.com/dotnet/core/install/linux)
+  - or Microsoft's install script, for the current user:
+      curl -sSL https://dot.net/v1/dotnet-install.sh | bash -s -- --channel 10.0
+      export PATH="$HOME/.dotnet:$PATH"
+  The server alone needs no .NET: `make run` and `make test-server` work without it.
+MESSAGE
   exit 1
 fi
