@@ -1,64 +1,76 @@
 # Tern: one entry point for building, running, testing and benchmarking.
-# Every target installs what is missing first, so a fresh machine needs nothing else.
+# Every target installs what is missing first, so a fresh machine needs nothing else
+# (the .NET targets need the .NET 10 SDK present; install-deps.sh says how to get it).
+# `make` alone lists the targets: each one's `## ` comment is its line in that list.
 
 BUILD_TYPE ?= Release
 BUILD_DIR  ?= build/release
-JOBS       ?= $(shell nproc)
 TERND_ARGS ?=
 
-.PHONY: all deps build build-server build-dotnet run test test-server test-dotnet \
-        test-asan test-tsan bench-server bench-instructions bench-executor bench-seeds bench-sdk clean
+.DEFAULT_GOAL := help
+.PHONY: help all deps deps-dotnet build build-server build-dotnet run test test-server \
+        test-dotnet test-asan test-tsan test-under-load bench-server bench-instructions \
+        bench-executor bench-seeds bench-sdk clean
 
-all: build
+help: ## list the targets (what `make` alone does)
+	@echo "usage: make TARGET [BUILD_DIR=build/release] [TERND_ARGS=\"--port 11211\"]"
+	@awk 'BEGIN { FS = ":[^#]*## " } /^[a-z-]+:.*## / { printf "  %-20s %s\n", $$1, $$2 }' \
+	  $(MAKEFILE_LIST)
 
-deps:
+all: build ## the same as build
+
+deps: ## install the system packages the server needs (apt, as root or with sudo)
 	@bash scripts/install-deps.sh
 
-build: build-server build-dotnet
+deps-dotnet: ## deps, then check that the .NET 10 SDK is present
+	@bash scripts/install-deps.sh --dotnet
 
-build-server: deps
+build: build-server build-dotnet ## build everything: ternd, its tests and benchmarks, the .NET solution
+
+build-server: deps ## build ternd, the server's tests and benchmarks
 	@bash scripts/build-server.sh $(BUILD_DIR) $(BUILD_TYPE)
 
-build-dotnet: deps
+build-dotnet: deps-dotnet ## build the .NET solution (SDK, CLI, tests, benchmarks)
 	@if [ -f dotnet/Tern.sln ]; then dotnet build dotnet/Tern.sln -c Release -nologo -v q; fi
 
-# Starts ternd in the foreground with working defaults (Ctrl-C stops it).
-run: build
-	@$(BUILD_DIR)/server/ternd $(TERND_ARGS)
+# The second line execs ternd, so that make's child is ternd itself: the SIGTERM that make
+# passes on to its child when it gets one then stops ternd.
+run: deps ## build ternd alone and run it in the foreground; TERND_ARGS passes flags
+	@bash scripts/build-server.sh $(BUILD_DIR) $(BUILD_TYPE) "" ternd
+	@exec $(BUILD_DIR)/server/ternd $(TERND_ARGS)
 
-# Every test: server unit and end-to-end tests, memccapable, and the .NET SDK's tests.
-test: deps
+test: deps-dotnet ## every test: the server's, memccapable against ternd, the .NET SDK's
 	@bash scripts/test.sh
 
-test-server: deps
+test-server: deps ## the server's unit and end-to-end tests
 	@bash scripts/test-server.sh $(BUILD_DIR) $(BUILD_TYPE)
 
-test-dotnet: build-server
+test-dotnet: deps-dotnet build-server ## the .NET SDK's tests, against real memcached and ternd
 	@bash scripts/test-dotnet.sh
 
-# The server's tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
-test-asan: deps
+test-asan: deps ## the server's tests under AddressSanitizer + UndefinedBehaviorSanitizer
 	@bash scripts/test-server.sh build/asan RelWithDebInfo address
 
-# The executor's tests under ThreadSanitizer.
-test-tsan: deps
+test-tsan: deps ## the executor's tests under ThreadSanitizer
 	@bash scripts/test-server.sh build/tsan RelWithDebInfo thread
 
-bench-server: deps
+test-under-load: deps-dotnet ## make test three times in a row beside two CPU-burning processes (RUNS=, BURNERS=)
+	@bash scripts/test-under-load.sh
+
+bench-server: deps ## ternd against memcached 1.6: same load generator, same run
 	@bash scripts/bench-server.sh
 
-# Instructions per request under callgrind; BASE=<rev> also measures that commit.
-bench-instructions: deps
+bench-instructions: deps ## ternd's instructions per request under callgrind; BASE=<rev> also measures that commit
 	@bash scripts/bench-instructions.sh $(BASE)
 
-bench-executor: deps
+bench-executor: deps ## the executor pool: async snooze against snoozeAndWait
 	@bash scripts/bench-executor.sh
 
-bench-seeds: deps
+bench-seeds: deps-dotnet ## the SDK's hot-path changes against the old ways (BenchmarkDotNet)
 	@bash scripts/bench-seeds.sh
 
-bench-sdk: deps
+bench-sdk: deps-dotnet ## Tern.Client end to end against ternd and memcached
 	@bash scripts/bench-sdk.sh
 
-clean:
+clean: ## remove every build directory (build/)
 	rm -rf build
