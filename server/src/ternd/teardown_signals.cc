@@ -1,14 +1,20 @@
 #include "ternd/teardown_signals.h"
 
+#include <pthread.h>
+
 #include <csignal>
 
 namespace tern::ternd {
 
-TeardownSignals::~TeardownSignals() = default;
-
-TeardownSignals::IgnoreOnExit::~IgnoreOnExit() {
-  std::signal(SIGINT, SIG_IGN);
-  std::signal(SIGTERM, SIG_IGN);
+TeardownSignals::~TeardownSignals() {
+  // Every other thread has been joined by now, so blocking the signals in this one keeps
+  // them from the process while signals_ restores their default action as it goes; one
+  // still pending when the process exits is discarded.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 }
 
 void TeardownSignals::hold() {

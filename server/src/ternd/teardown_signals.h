@@ -14,7 +14,7 @@ class TeardownSignals {
   TeardownSignals() = default;
   TeardownSignals(const TeardownSignals&) = delete;
   TeardownSignals& operator=(const TeardownSignals&) = delete;
-  // Leaves the signals ignored: this is the last object main() destroys.
+  // Leaves the signals blocked: this is the last object main() destroys.
   ~TeardownSignals();
 
   // Call once the server catches the signals, and keep this object alive longer than the
@@ -23,12 +23,6 @@ class TeardownSignals {
   void hold();
 
  private:
-  struct IgnoreOnExit {
-    ~IgnoreOnExit();
-  };
-
-  // Declared first so that it acts last, after signals_ has restored the default action.
-  IgnoreOnExit ignore_on_exit_;
   asio::io_context context_;  // never run: what signals_ receives is dropped
   asio::signal_set signals_{context_};
 };
