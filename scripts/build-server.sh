@@ -15,8 +15,8 @@ server_dir=$build_dir/server
 # CMake again by itself when a CMakeLists.txt changes, and a warm `make run` must stay fast.
 cache=$server_dir/CMakeCache.txt
 if [ ! -f "$server_dir/build.ninja" ] ||
-   ! grep -qx "CMAKE_BUILD_TYPE:STRING=$build_type" "$cache" ||
-   ! grep -qx "TERN_SANITIZER:STRING=$sanitizer" "$cache"; then
+   ! grep -sqx "CMAKE_BUILD_TYPE:STRING=$build_type" "$cache" ||
+   ! grep -sqx "TERN_SANITIZER:STRING=$sanitizer" "$cache"; then
   echo "build-server: configuring $server_dir ($build_type${sanitizer:+, sanitizer $sanitizer})"
   cmake -S server -B "$server_dir" -G Ninja \
     -DCMAKE_BUILD_TYPE="$build_type" -DTERN_SANITIZER="$sanitizer" >/dev/null
