@@ -34,5 +34,5 @@ public sealed class BinaryCollection
 
     private ValueTask<CounterResult> Count(Opcode opcode, string key, CounterOptions options) =>
         _collection.Send(CounterOperation.Create(opcode, key, _collection.CollectionId, options.Delta, options.Initial,
-            Expiry.ToWire(options.Expiry, _collection.TimeProvider)), options);
+            Expiry.ToWire(options.Expiry, _collection.TimeProvider, key)), options);
 }

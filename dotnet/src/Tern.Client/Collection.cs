@@ -43,7 +43,7 @@ public sealed class Collection
 
     /// <summary>Reads a document and sets its expiry.</summary>
     public ValueTask<GetResult> GetAndTouchAsync(string key, TimeSpan expiry, GetAndTouchOptions? options = null) =>
-        Read(Opcode.GetAndTouch, key, Expiry.ToWire(expiry, _options.TimeProvider), missIsResult: false, options ?? Defaults<GetAndTouchOptions>.Value);
+        Read(Opcode.GetAndTouch, key, Expiry.ToWire(expiry, _options.TimeProvider, key), missIsResult: false, options ?? Defaults<GetAndTouchOptions>.Value);
 
     /// <summary>
     /// Reads and write-locks a document for <paramref name="lockTime"/> (or until unlocked, or replaced with the
@@ -92,7 +92,7 @@ public sealed class Collection
     public ValueTask<MutationResult> TouchAsync(string key, TimeSpan expiry, TouchOptions? options = null)
     {
         Span<byte> extras = stackalloc byte[4];
-        BinaryPrimitives.WriteUInt32BigEndian(extras, Expiry.ToWire(expiry, _options.TimeProvider));
+        BinaryPrimitives.WriteUInt32BigEndian(extras, Expiry.ToWire(expiry, _options.TimeProvider, key));
         return Mutate(Opcode.Touch, key, extras, 0, default, options ?? Defaults<TouchOptions>.Value);
     }
 
@@ -123,7 +123,7 @@ public sealed class Collection
     private ValueTask<MutationResult> Store<T>(Opcode opcode, string key, T value, JsonTypeInfo<T>? typeInfo, StoreOptions options)
     {
         Span<byte> extras = stackalloc byte[8];
-        BinaryPrimitives.WriteUInt32BigEndian(extras[4..], Expiry.ToWire(options.Expiry, _options.TimeProvider));
+        BinaryPrimitives.WriteUInt32BigEndian(extras[4..], Expiry.ToWire(options.Expiry, _options.TimeProvider, key));
         var operation = MutationOperation.Create(opcode, key, _collectionId, extras, options.Cas);
         uint flags;
         Datatype datatype;

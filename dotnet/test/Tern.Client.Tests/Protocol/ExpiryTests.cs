@@ -1,4 +1,5 @@
 using Microsoft.Extensions.Time.Testing;
+using Tern.Client.Exceptions;
 using Tern.Client.Protocol;
 
 namespace Tern.Client.Tests.Protocol;
@@ -13,7 +14,7 @@ public class ExpiryTests
 
     private readonly FakeTimeProvider _clock = new(Now);
 
-    private uint ToWire(TimeSpan? expiry) => Expiry.ToWire(expiry, _clock);
+    private uint ToWire(TimeSpan? expiry) => Expiry.ToWire(expiry, _clock, "doc");
 
     [Fact]
     public void ShortExpiriesAreRelativeSecondsRoundedUp()
@@ -55,17 +56,26 @@ public class ExpiryTests
         Assert.Equal(largestTime, ToWire(TimeSpan.MaxValue));
     }
 
-    /// <summary>
-    /// Zero means "keep until removed" on the wire, and the SDK sends it for every expiry that is
-    /// not positive, including one computed from a moment already past.
-    /// </summary>
+    /// <summary>Zero means "keep until removed" on the wire, and so does no expiry at all.</summary>
     [Fact]
-    public void NoExpiryZeroAndPastExpiriesAreSentAsZero()
+    public void NoExpiryAndZeroAreSentAsZero()
     {
-        var fiveMinutesAgo = Now.AddMinutes(-5);
         Assert.Equal(0u, ToWire(null));
         Assert.Equal(0u, ToWire(TimeSpan.Zero));
-        Assert.Equal(0u, ToWire(fiveMinutesAgo - _clock.GetUtcNow()));
-        Assert.Equal(0u, ToWire(TimeSpan.MinValue));
+    }
+
+    /// <summary>
+    /// A negative expiry, such as one computed from a moment already past, could only be sent as 0,
+    /// "never expires": the opposite of what it asks for, so it is refused before anything is sent.
+    /// </summary>
+    [Fact]
+    public void NegativeExpiriesAreRefusedNamingTheKey()
+    {
+        var fiveMinutesAgo = Now.AddMinutes(-5);
+        var error = Assert.Throws<InvalidArgumentException>(() => ToWire(fiveMinutesAgo - _clock.GetUtcNow()));
+        Assert.Equal("expiry -00:05:00 for key 'doc' is negative; it must be zero (never expires) or more", error.Message);
+        Assert.Equal("doc", error.Key);
+        Assert.Throws<InvalidArgumentException>(() => ToWire(TimeSpan.MinValue));
+        Assert.Throws<InvalidArgumentException>(() => ToWire(TimeSpan.FromTicks(-1)));
     }
 }
