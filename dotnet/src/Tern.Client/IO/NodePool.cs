@@ -199,7 +199,10 @@ internal sealed class NodePool : IAsyncDisposable
             Maintain();
     }
 
-    private bool LacksConnections => !_disposed.IsCancellationRequested && _connections.Count(c => c.IsAlive) < _min;
+    // Counts listed connections, dead or alive: a dead one leaves the list only in OnClosed, which
+    // first sets the reconnect's backoff and then calls Maintain. Reconnecting as soon as a
+    // connection is seen dead would skip that backoff and let OnClosed double it unseen.
+    private bool LacksConnections => !_disposed.IsCancellationRequested && _connections.Length < _min;
 
     /// <summary>Reconnects in the background, with backoff, until the minimum is open again.</summary>
     private void Maintain()
