@@ -124,8 +124,23 @@ public class ConnectionBehaviourTests
         var request = Assert.Single(await server.ReceiveAsync(1));
         Assert.Equal("occupying", request.Key);
         await server.RespondAsync(request, value: "v");
-        using var result = await occupying;
-        Assert.Equal("v", result.ContentAsString());
+        using (var result = await occupying)
+            Assert.Equal("v", result.ContentAsString());
+        await AssertNextRequestIsAMarkerAsync(server, collection); // so the timed-out one never left
+    }
+
+    /// <summary>
+    /// Sends a marker once the connection is idle and checks it is the next request the server
+    /// reads: an operation that timed out while queued must not have been sent after all.
+    /// </summary>
+    private static async Task AssertNextRequestIsAMarkerAsync(FakeServer server, Collection collection)
+    {
+        var marker = collection.GetAsync("marker").AsTask();
+        var request = Assert.Single(await server.ReceiveAsync(1));
+        Assert.Equal("marker", request.Key);
+        await server.RespondAsync(request, value: "m");
+        using var result = await marker;
+        Assert.Equal("m", result.ContentAsString());
     }
 
     [Fact]
