@@ -163,15 +163,21 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
             var remaining = time.Until(operation.DeadlineTimestamp);
             if (remaining <= TimeSpan.Zero)
                 return false;
+            // The deadline is a timer of the connection's clock (SemaphoreSlim's own timeout would
+            // run on the wall clock). Only a cancellable caller needs a linked source, one more
+            // allocation per queued operation; the rest wait on the deadline's token alone.
+            var caller = operation.CancellationToken;
             using (var deadline = new CancellationTokenSource(remaining, time))
-            using (var waiting = CancellationTokenSource.CreateLinkedTokenSource(deadline.Token, operation.CancellationToken))
+            using (var waiting = caller.CanBeCanceled ? CancellationTokenSource.CreateLinkedTokenSource(deadline.Token, caller) : null)
             {
                 try
                 {
-                    await _slots.WaitAsync(waiting.Token).ConfigureAwait(false);
+                    await _slots.WaitAsync((waiting ?? deadline).Token).ConfigureAwait(false);
                 }
-                catch (OperationCanceledException) when (!operation.CancellationToken.IsCancellationRequested)
+                catch (OperationCanceledException)
                 {
+                    // The exception carries the internal source's token; callers match on theirs.
+                    caller.ThrowIfCancellationRequested();
                     return false;
                 }
             }

@@ -129,9 +129,37 @@ public class ConnectionBehaviourTests
         await AssertNextRequestIsAMarkerAsync(server, collection); // so the timed-out one never left
     }
 
+    [Fact]
+    public async Task CancellingAnOperationQueuedForASlotThrowsWithTheCallersTokenWithoutSending()
+    {
+        // The clock never moves: only the cancellation can end the wait.
+        await using var fake = await FakeCluster.StartAsync(new ClusterOptions
+        {
+            MaxInFlightPerConnection = 1,
+            TimeProvider = new FakeTimeProvider(),
+        });
+        var (server, collection, connection) = (fake.Server, fake.Collection, fake.Connection);
+        using var cancellation = new CancellationTokenSource();
+
+        var occupying = collection.GetAsync("occupying").AsTask();
+        var queued = collection.GetAsync("queued", new GetOptions { CancellationToken = cancellation.Token }).AsTask();
+        Assert.Equal((1, 1), (connection.InFlight, connection.Queued));
+        cancellation.Cancel();
+        var error = await Assert.ThrowsAnyAsync<OperationCanceledException>(() => queued);
+
+        Assert.Equal(cancellation.Token, error.CancellationToken);
+        Assert.Equal((1, 0), (connection.InFlight, connection.Queued));
+        var request = Assert.Single(await server.ReceiveAsync(1));
+        Assert.Equal("occupying", request.Key);
+        await server.RespondAsync(request, value: "v");
+        using (var result = await occupying)
+            Assert.Equal("v", result.ContentAsString());
+        await AssertNextRequestIsAMarkerAsync(server, collection); // so the cancelled one never left
+    }
+
     /// <summary>
     /// Sends a marker once the connection is idle and checks it is the next request the server
-    /// reads: an operation that timed out while queued must not have been sent after all.
+    /// reads: an operation that gave up while queued must not have been sent after all.
     /// </summary>
     private static async Task AssertNextRequestIsAMarkerAsync(FakeServer server, Collection collection)
     {
