@@ -15,6 +15,7 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include "common/eventually.h"
 #include "executor/task.h"
 
 namespace tern::executor::testing {
@@ -66,12 +67,7 @@ class Flag {
 
 // Polls until the condition holds or 10 s pass; returns whether it held.
 inline bool eventually(const std::function<bool()>& condition) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
+  return tern::testing::eventually(std::chrono::seconds(10), condition);
 }
 
 // Sends the default logger's output to a string while alive.

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/eventually.h"
 #include "test_client.h"
 #include "ternd_process.h"
 
@@ -40,15 +41,9 @@ uint64_t task_runs(Client& client, const std::string& description) {
   return 0;
 }
 
-// Polls `condition` until it holds or `limit` passes; returns whether it held. The limit is
-// generous: it only bounds how long a broken server makes the test wait.
+// Waits for what the server's background tasks do on their own schedule.
 bool within(std::chrono::seconds limit, const std::function<bool()>& condition) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(50ms);
-  }
-  return true;
+  return tern::testing::eventually(limit, condition, 50ms);
 }
 
 TEST(BackgroundTasksTest, ExpiredItemsVanishWithoutBeingRead) {
