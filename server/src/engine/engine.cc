@@ -87,7 +87,8 @@ Applied mutate_once(Engine::Impl& impl, std::string_view key, uint64_t cas, Coun
     // An item published already expired (a past absolute expiry) just removes the old one.
     const bool insert = change.item && !Engine::Impl::is_expired(*change.item, now);
     // Growing the table is the one step below that can fail (bad_alloc); take it before
-    // anything is charged or counted, so that a failure changes nothing.
+    // anything is charged or stored, so that a failure leaves items and memory as they were
+    // (the attempt above stays counted, as any failed command's does).
     if (insert && !slot) shard.table.reserve_one();
     const int64_t delta = static_cast<int64_t>(insert ? item_charge(*change.item) : 0) -
                           static_cast<int64_t>(current ? item_charge(*current) : 0);

@@ -1,7 +1,8 @@
 #pragma once
 // The key-value engine: a sharded hash table with memcached/Couchbase semantics.
 // Every method is thread-safe and either applies its whole change or none of it; one that
-// cannot allocate throws std::bad_alloc and applies none (memory stays accounted exactly).
+// cannot allocate throws std::bad_alloc and applies none: items and memory accounting stay
+// exact, and the attempt is counted in the command stats (cmd_set, ...) like any failed one.
 //
 // Expiry values follow the protocol: 0 never expires, up to 30 days (2,592,000 s) is
 // relative to now, larger is an absolute Unix time (one already in the past expires at once).
