@@ -16,7 +16,9 @@ public sealed class FaultCollection;
 [Collection(nameof(FaultCollection))]
 public abstract class FaultTests
 {
-    private static readonly TimeSpan Timeout = TimeSpan.FromMilliseconds(500);
+    // Long enough that the send loop has run before any deadline passes, even beside CPU
+    // burners: the paused-server test asserts each timeout says the request was sent.
+    private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(2);
 
     // Against a real process only an upper bound holds on a busy machine; the exact timing is
     // ConnectionBehaviourTests' (on a fake clock).
