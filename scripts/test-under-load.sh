@@ -15,7 +15,11 @@ stop_burners() { for pid in "${burner_pids[@]}"; do kill "$pid" 2>/dev/null || t
 trap stop_burners EXIT
 
 # Set-up (packages, a first build) is not what this proves: do it before the load starts.
-make --no-print-directory deps >/dev/null
+if ! make --no-print-directory build >"$log_dir/build.log" 2>&1; then
+  tail -n 40 "$log_dir/build.log" >&2
+  echo "test-under-load: the build failed; full log in $log_dir/build.log" >&2
+  exit 1
+fi
 
 for _ in $(seq "$burners"); do
   bash -c 'while :; do :; done' &
