@@ -9,8 +9,6 @@ namespace Tern.Cli;
 /// </summary>
 public sealed class CliArguments
 {
-    public const string DefaultServer = "127.0.0.1:11210";
-
     private static readonly HashSet<string> Flags = ["help", "no-create"];
 
     private static readonly HashSet<string> ValueOptions =
@@ -29,7 +27,7 @@ public sealed class CliArguments
 
     public IReadOnlyList<string> Positionals { get; }
 
-    public string Server => Option("server") ?? Environment.GetEnvironmentVariable("TERN_SERVER") ?? DefaultServer;
+    public string Server => Option("server") ?? Environment.GetEnvironmentVariable("TERN_SERVER") ?? ServerAddress.Default.ToString();
 
     public bool Has(string flag) => _options.ContainsKey(flag);
 

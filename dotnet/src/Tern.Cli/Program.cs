@@ -11,7 +11,7 @@ public static class Program
 
     public static async Task<int> RunAsync(IReadOnlyList<string> args, Stream output, TextWriter error)
     {
-        var server = ServerAddress.Parse(CliArguments.DefaultServer);
+        var server = ServerAddress.Default;
         try
         {
             var parsed = CliArguments.Parse(args);

@@ -3,7 +3,7 @@ namespace Tern.Cli;
 /// <summary>The help text, shown by `tern --help` and after a usage error.</summary>
 public static class Usage
 {
-    public const string Text = """
+    public static readonly string Text = $"""
         usage: tern COMMAND [ARGS] [--server HOST:PORT] [--timeout SECONDS]
 
         commands:
@@ -20,7 +20,7 @@ public static class Usage
                                            (upsert, then get; mean, p50, p99, max)
 
         options:
-          --server HOST:PORT   the server (default 127.0.0.1:11210, or $TERN_SERVER)
+          --server HOST:PORT   the server (default {ServerAddress.Default}, or $TERN_SERVER)
           --timeout SECONDS    per-operation and connect timeout (default 2.5)
 
         exit codes: 0 success, 1 the server refused (e.g. not found), 2 bad command line,

@@ -50,6 +50,7 @@ public sealed class CommandLineTests
         Assert.Equal(ExitCodes.Success, run.ExitCode);
         Assert.Contains("get KEY", run.Output);
         Assert.Contains("--server HOST:PORT", run.Output);
+        Assert.Contains("(default 127.0.0.1:11210, or $TERN_SERVER)", run.Output); // ternd's port, pinned literally
     }
 
     [Fact]

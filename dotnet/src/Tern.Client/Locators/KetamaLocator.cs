@@ -8,9 +8,9 @@ namespace Tern.Client.Locators;
 /// Ketama consistent hashing exactly as libmemcached does it (weighted ketama, equal weights),
 /// so keys land on the same servers as for C clients: each server gets 160 points on a 32-bit
 /// ring, 4 per MD5 digest of "host:port-i" for i in 0..39 (libmemcached writes "host-i" when
-/// the port is the default 11211); a key goes to the first point at or after the
-/// little-endian first 4 bytes of its own MD5. Adding or removing a server moves only about
-/// 1/n of the keys.
+/// the port is memcached's default, <see cref="ConnectionString.DefaultMemcachedPort"/>); a key
+/// goes to the first point at or after the little-endian first 4 bytes of its own MD5. Adding or
+/// removing a server moves only about 1/n of the keys.
 /// </summary>
 public sealed class KetamaLocator : IKeyLocator
 {
@@ -19,8 +19,6 @@ public sealed class KetamaLocator : IKeyLocator
 
     private readonly uint[] _points;
     private readonly int[] _servers;
-
-    public const int DefaultPort = 11211;
 
     /// <param name="servers">Host and port per node, in node-index order.</param>
     public KetamaLocator(IReadOnlyList<(string Host, int Port)> servers)
@@ -35,7 +33,7 @@ public sealed class KetamaLocator : IKeyLocator
             for (var i = 0; i < PointsPerServer / PointsPerDigest; i++)
             {
                 var (host, port) = servers[server];
-                var point = port == DefaultPort ? $"{host}-{i}" : $"{host}:{port}-{i}";
+                var point = port == ConnectionString.DefaultMemcachedPort ? $"{host}-{i}" : $"{host}:{port}-{i}";
                 MD5.HashData(Encoding.UTF8.GetBytes(point), digest);
                 for (var part = 0; part < PointsPerDigest; part++)
                     ring.Add((BinaryPrimitives.ReadUInt32LittleEndian(digest[(part * 4)..]), server));
