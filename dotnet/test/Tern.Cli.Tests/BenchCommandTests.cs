@@ -3,7 +3,7 @@ using System.Text.RegularExpressions;
 
 namespace Tern.Cli.Tests;
 
-/// <summary>`tern bench` against a real ternd: the report's shape and figures that must hold on any machine.</summary>
+/// <summary>`tern bench` against a real ternd: the report's shape and bounds that hold on any machine.</summary>
 [Trait("Server", "ternd")]
 public sealed partial class BenchCommandTests(TerndFixture ternd) : IClassFixture<TerndFixture>
 {
@@ -15,7 +15,7 @@ public sealed partial class BenchCommandTests(TerndFixture ternd) : IClassFixtur
     private static partial Regex PhaseLine();
 
     [Fact]
-    public async Task ReportsMeasuredLatenciesForEachPhase()
+    public async Task ReportsThroughputAndLatenciesForEachPhase()
     {
         var run = await CliRun.RunAsync("bench", "--ops", $"{Operations}", "--concurrency", $"{Concurrency}",
             "--value-size", "64", "--timeout", "10", "--server", ternd.Address);
@@ -30,14 +30,12 @@ public sealed partial class BenchCommandTests(TerndFixture ternd) : IClassFixtur
         foreach (var phase in phases)
         {
             double Figure(string name) => double.Parse(phase.Groups[name].Value, CultureInfo.InvariantCulture);
-            var (mean, p50, p99, max, elapsedMicros) = (Figure("mean"), Figure("p50"), Figure("p99"), Figure("max"), Figure("ms") * 1000);
+            var (mean, p50, p99, max) = (Figure("mean"), Figure("p50"), Figure("p99"), Figure("max"));
             Assert.Equal(Operations, int.Parse(phase.Groups["ops"].Value));
             Assert.True(p50 > 0 && p50 <= p99 && p99 <= max, run.Output);
             Assert.True(mean > 0 && mean <= max, run.Output);
-            // Measured, not derived: with C operations in flight the latencies add up to at most C
-            // times the phase's duration (1% and 0.1 ms for rounding and the histogram's precision).
-            Assert.True(mean * Operations <= (Concurrency * elapsedMicros + 100) * 1.01, run.Output);
             // Generous: no operation may outlast its 10 s timeout by much, however busy the machine.
+            // That the figures are measured, not derived, is PhaseReportTests' (on chosen latencies).
             Assert.True(max < 30_000_000, run.Output);
         }
     }

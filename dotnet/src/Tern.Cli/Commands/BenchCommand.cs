@@ -1,5 +1,4 @@
 using System.Runtime.CompilerServices;
-using HdrHistogram;
 using Tern.Client.IO;
 
 namespace Tern.Cli.Commands;
@@ -12,9 +11,6 @@ namespace Tern.Cli.Commands;
 /// </summary>
 public static class BenchCommand
 {
-    // Latencies are recorded in TimeSpan ticks (100 ns); longer ones are clamped so a huge --timeout cannot overflow the histogram.
-    private static readonly long LongestRecordedTicks = TimeSpan.FromHours(1).Ticks;
-
     public static async Task<int> RunAsync(CommandContext context)
     {
         context.Args.AtMost(0);
@@ -42,24 +38,19 @@ public static class BenchCommand
     private static async Task MeasureAsync(CommandContext context, string name, string[] keys, int concurrency,
         Func<string, ValueTask> operation)
     {
-        var latencies = new LongConcurrentHistogram(1, LongestRecordedTicks, 3);
+        var latencies = new PhaseLatencies();
         var next = -1;
-        var phase = LightweightStopwatch.StartNew();
+        // The SDK's own clock: a struct and one timestamp read per operation, nothing allocated.
+        var phase = LightweightStopwatch.StartNew(TimeProvider.System);
         await Task.WhenAll(Enumerable.Range(0, concurrency).Select(async _ =>
         {
             for (var i = Interlocked.Increment(ref next); i < keys.Length; i = Interlocked.Increment(ref next))
             {
-                var stopwatch = LightweightStopwatch.StartNew();
+                var stopwatch = LightweightStopwatch.StartNew(TimeProvider.System);
                 await operation(keys[i]);
-                latencies.RecordValue(Math.Clamp(stopwatch.Elapsed.Ticks, 1, LongestRecordedTicks));
+                latencies.Record(stopwatch.Elapsed);
             }
         }));
-        var elapsed = phase.Elapsed;
-        context.WriteLine(
-            $"{name,-7}{keys.Length,10} ops in {elapsed.TotalMilliseconds:F1} ms, {keys.Length / elapsed.TotalSeconds,12:N0} ops/s;" +
-            $" latency us: mean {Micros(latencies.GetMean()):F1}, p50 {Micros(latencies.GetValueAtPercentile(50)):F1}," +
-            $" p99 {Micros(latencies.GetValueAtPercentile(99)):F1}, max {Micros(latencies.GetMaxValue()):F1}");
+        context.WriteLine(latencies.Report(name, phase.Elapsed).ToString());
     }
-
-    private static double Micros(double ticks) => ticks / TimeSpan.TicksPerMicrosecond;
 }
