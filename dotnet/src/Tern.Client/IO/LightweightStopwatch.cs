@@ -23,24 +23,13 @@ public readonly struct LightweightStopwatch
 
     public static LightweightStopwatch StartNew(TimeProvider time) => new(time.GetTimestamp(), time);
 
-    /// <summary>Wraps a timestamp already taken with <see cref="Stopwatch.GetTimestamp"/>.</summary>
-    public static LightweightStopwatch FromTimestamp(long startTimestamp) => new(startTimestamp, null);
-
-    /// <summary>Wraps a timestamp already taken with <paramref name="time"/>'s <see cref="TimeProvider.GetTimestamp"/>.</summary>
-    public static LightweightStopwatch FromTimestamp(long startTimestamp, TimeProvider time) => new(startTimestamp, time);
-
     public long StartTimestamp => _startTimestamp;
 
-    public TimeProvider Time => _time ?? TimeProvider.System;
-
-    /// <summary>Elapsed time in timestamp units (see <see cref="TimeProvider.TimestampFrequency"/>).</summary>
-    public long ElapsedTicks => Time.GetTimestamp() - _startTimestamp;
+    private TimeProvider Time => _time ?? TimeProvider.System;
 
     public TimeSpan Elapsed => Time.GetElapsedTime(_startTimestamp);
 
     public long ElapsedMilliseconds => (long)Elapsed.TotalMilliseconds;
-
-    public double ElapsedMillisecondsPrecise => Elapsed.TotalMilliseconds;
 
     /// <summary>The timestamp <paramref name="after"/> this stopwatch's start, for deadlines.</summary>
     public long TimestampAfter(TimeSpan after) => _startTimestamp + Time.ToTimestampTicks(after);

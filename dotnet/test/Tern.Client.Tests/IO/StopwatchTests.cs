@@ -10,23 +10,23 @@ public class StopwatchTests
     public void ElapsedFollowsTheClockItWasStartedOn()
     {
         var time = new FakeTimeProvider();
+        var started = time.GetTimestamp();
         var watch = LightweightStopwatch.StartNew(time);
-        time.Advance(TimeSpan.FromMilliseconds(1500));
+        time.Advance(TimeSpan.FromMilliseconds(1500.7));
 
-        Assert.Equal(TimeSpan.FromMilliseconds(1500), watch.Elapsed);
-        Assert.Equal(1500, watch.ElapsedMilliseconds);
-        Assert.Equal(1500.0, watch.ElapsedMillisecondsPrecise);
-        Assert.Equal(time.TimestampFrequency * 3 / 2, watch.ElapsedTicks);
-        Assert.Same(time, watch.Time);
+        Assert.Equal(started, watch.StartTimestamp);
+        Assert.Equal(TimeSpan.FromMilliseconds(1500.7), watch.Elapsed);
+        Assert.Equal(1500, watch.ElapsedMilliseconds); // whole milliseconds, for timeout messages
     }
 
     [Fact]
     public void ADeadlineIsATimestampOfTheSameClock()
     {
         var time = new FakeTimeProvider();
-        var watch = LightweightStopwatch.FromTimestamp(100, time);
+        var watch = LightweightStopwatch.StartNew(time);
+        time.Advance(TimeSpan.FromSeconds(1)); // a deadline counts from the start, not from now
 
-        Assert.Equal(100 + time.TimestampFrequency * 2, watch.TimestampAfter(TimeSpan.FromSeconds(2)));
+        Assert.Equal(watch.StartTimestamp + time.TimestampFrequency * 2, watch.TimestampAfter(TimeSpan.FromSeconds(2)));
         Assert.Equal(time.GetTimestamp() + time.TimestampFrequency / 4, time.TimestampAfter(TimeSpan.FromMilliseconds(250)));
         Assert.Equal(TimeSpan.FromMilliseconds(250), time.Until(time.TimestampAfter(TimeSpan.FromMilliseconds(250))));
         Assert.Equal(TimeSpan.FromSeconds(-1), time.Until(time.GetTimestamp() - time.TimestampFrequency));
@@ -44,8 +44,9 @@ public class StopwatchTests
         var before = Stopwatch.GetTimestamp();
         var watch = LightweightStopwatch.StartNew();
         Assert.InRange(watch.StartTimestamp, before, Stopwatch.GetTimestamp());
-        Assert.Same(TimeProvider.System, watch.Time);
-        Assert.Same(TimeProvider.System, default(LightweightStopwatch).Time);
+        // An operation never started measures from the system clock's timestamp zero.
+        var sinceZero = TimeProvider.System.GetElapsedTime(0);
+        Assert.InRange(default(LightweightStopwatch).Elapsed, sinceZero, TimeProvider.System.GetElapsedTime(0));
     }
 
     [Fact]
@@ -68,8 +69,8 @@ public class StopwatchTests
         long sum = 0;
         for (var i = 0; i < 1000; i++)
         {
-            sum += LightweightStopwatch.StartNew().ElapsedTicks + LightweightStopwatch.StartNew(system).ElapsedTicks
-                + LightweightStopwatch.StartNew(fake).ElapsedTicks
+            sum += LightweightStopwatch.StartNew().Elapsed.Ticks + LightweightStopwatch.StartNew(system).Elapsed.Ticks
+                + LightweightStopwatch.StartNew(fake).Elapsed.Ticks
                 + CoarseStopwatch.StartNew().ElapsedMilliseconds + CoarseStopwatch.StartNew(system).ElapsedMilliseconds
                 + CoarseStopwatch.StartNew(fake).ElapsedMilliseconds;
         }
