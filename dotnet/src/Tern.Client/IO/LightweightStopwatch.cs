@@ -3,23 +3,22 @@ using System.Diagnostics;
 namespace Tern.Client.IO;
 
 /// <summary>
-/// A start timestamp of a <see cref="TimeProvider"/> (<see cref="TimeProvider.System"/> unless one is
-/// given). Measuring an operation costs one <see cref="TimeProvider.GetTimestamp"/> call and no
-/// allocation, unlike a <see cref="Stopwatch"/> object. The default value has never been started;
-/// its elapsed time is measured from timestamp zero of the system clock.
+/// A start timestamp of a <see cref="TimeProvider"/>: the SDK's options' (<see cref="TimeProvider.System"/>
+/// unless a test gives a fake clock). Measuring an operation costs one
+/// <see cref="TimeProvider.GetTimestamp"/> call and no allocation, unlike a <see cref="Stopwatch"/>
+/// object. The default value has never been started; its elapsed time is measured from timestamp
+/// zero of the system clock.
 /// </summary>
 public readonly struct LightweightStopwatch
 {
     private readonly long _startTimestamp;
-    private readonly TimeProvider? _time; // null: TimeProvider.System, so that default(LightweightStopwatch) works
+    private readonly TimeProvider? _time; // null only in default(LightweightStopwatch): read as TimeProvider.System
 
     private LightweightStopwatch(long startTimestamp, TimeProvider? time)
     {
         _startTimestamp = startTimestamp;
         _time = time;
     }
-
-    public static LightweightStopwatch StartNew() => new(Stopwatch.GetTimestamp(), null);
 
     public static LightweightStopwatch StartNew(TimeProvider time) => new(time.GetTimestamp(), time);
 

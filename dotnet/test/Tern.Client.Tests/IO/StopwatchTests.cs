@@ -39,10 +39,10 @@ public class StopwatchTests
     }
 
     [Fact]
-    public void WithoutAClockItReadsTheSystemClock()
+    public void OnTheSystemClockItReadsStopwatchTimestamps()
     {
         var before = Stopwatch.GetTimestamp();
-        var watch = LightweightStopwatch.StartNew();
+        var watch = LightweightStopwatch.StartNew(TimeProvider.System);
         Assert.InRange(watch.StartTimestamp, before, Stopwatch.GetTimestamp());
         // An operation never started measures from the system clock's timestamp zero.
         var sinceZero = TimeProvider.System.GetElapsedTime(0);
@@ -69,8 +69,7 @@ public class StopwatchTests
         long sum = 0;
         for (var i = 0; i < 1000; i++)
         {
-            sum += LightweightStopwatch.StartNew().Elapsed.Ticks + LightweightStopwatch.StartNew(system).Elapsed.Ticks
-                + LightweightStopwatch.StartNew(fake).Elapsed.Ticks
+            sum += LightweightStopwatch.StartNew(system).Elapsed.Ticks + LightweightStopwatch.StartNew(fake).Elapsed.Ticks
                 + CoarseStopwatch.StartNew().ElapsedMilliseconds + CoarseStopwatch.StartNew(system).ElapsedMilliseconds
                 + CoarseStopwatch.StartNew(fake).ElapsedMilliseconds;
         }
