@@ -9,6 +9,7 @@ set -euo pipefail
 APT_PACKAGES=(
   cmake ninja-build g++ pkg-config
   libasio-dev libcli11-dev rapidjson-dev libspdlog-dev libfmt-dev
+  libssl-dev zlib1g-dev libsnappy-dev libtomlplusplus-dev nodejs
   libgtest-dev libgmock-dev libbenchmark-dev
   memcached libmemcached-tools valgrind
 )
@@ -28,6 +29,15 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Debian's nodejs leaves npm to a package of its own; other builds of nodejs bundle it, and
+# conflict with that package.
+if ! command -v npm >/dev/null 2>&1; then
+  echo "install-deps: installing npm with apt-get (the compat suite's package manager)"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends npm >/dev/null
 fi
 
 if [ "${1:-}" = "--dotnet" ] && ! { command -v dotnet >/dev/null 2>&1 &&

@@ -1,4 +1,4 @@
-// Commands about the connection rather than the data.
+// NOOP, VERSION and QUIT: commands about the connection rather than the data.
 #include "commands/command.h"
 
 namespace tern::commands {
