@@ -1,5 +1,11 @@
 #pragma once
 // Opcodes of the memcached binary protocol with Couchbase extensions.
+//
+// Both lists are generated from testdata/mcbp/opcodes.json, which the .NET SDK reads too:
+// `requests` gives each client request opcode (magics 0x80 and 0x08) its enumerator, its name
+// for logs and, for a quiet variant, the loud opcode it is a variant of; `server_requests`
+// gives the opcodes of requests the server sends to a client (magic 0x82, answered with
+// 0x83). To add an opcode, add a row there; the build regenerates protocol/*opcode_table.inc.
 
 #include <cstdint>
 #include <string_view>
@@ -7,46 +13,16 @@
 namespace tern::protocol {
 
 enum class Opcode : uint8_t {
-  Get = 0x00,
-  Set = 0x01,
-  Add = 0x02,
-  Replace = 0x03,
-  Delete = 0x04,
-  Increment = 0x05,
-  Decrement = 0x06,
-  Quit = 0x07,
-  Flush = 0x08,
-  GetQ = 0x09,
-  Noop = 0x0a,
-  Version = 0x0b,
-  GetK = 0x0c,
-  GetKQ = 0x0d,
-  Append = 0x0e,
-  Prepend = 0x0f,
-  Stat = 0x10,
-  SetQ = 0x11,
-  AddQ = 0x12,
-  ReplaceQ = 0x13,
-  DeleteQ = 0x14,
-  IncrementQ = 0x15,
-  DecrementQ = 0x16,
-  QuitQ = 0x17,
-  FlushQ = 0x18,
-  AppendQ = 0x19,
-  PrependQ = 0x1a,
-  Touch = 0x1c,
-  Gat = 0x1d,
-  GatQ = 0x1e,
-  Hello = 0x1f,
-  SaslListMechs = 0x20,
-  SaslAuth = 0x21,
-  SaslStep = 0x22,
-  SelectBucket = 0x89,
-  GetLocked = 0x94,
-  UnlockKey = 0x95,
-  GetClusterConfig = 0xb5,
-  GetCollectionId = 0xbb,
-  GetErrorMap = 0xfe,
+#define TERN_OPCODE(name, code, log_name, loud) name = code,
+#include "protocol/opcode_table.inc"
+#undef TERN_OPCODE
+};
+
+// Opcodes of server-initiated requests (magic 0x82); a separate space from Opcode's.
+enum class ServerOpcode : uint8_t {
+#define TERN_OPCODE(name, code, log_name, loud) name = code,
+#include "protocol/server_opcode_table.inc"
+#undef TERN_OPCODE
 };
 
 // True for the quiet variants, which answer only on error (GetQ/GetKQ/GatQ: only on a hit).
@@ -57,5 +33,8 @@ Opcode loud_variant(Opcode op);
 
 // A name for logs and stats ("GET", "SETQ", ...); "UNKNOWN" for unassigned values.
 std::string_view opcode_name(Opcode op);
+
+// The same for server-initiated requests ("CLUSTERMAP_CHANGE_NOTIFICATION", ...).
+std::string_view server_opcode_name(ServerOpcode op);
 
 }  // namespace tern::protocol

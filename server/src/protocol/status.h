@@ -1,5 +1,10 @@
 #pragma once
 // Response status codes (the 16-bit field at offset 6 of a response header).
+//
+// The list is generated from testdata/mcbp/statuses.json, which the .NET SDK reads too: each
+// row gives the code, the enumerator's name, the text an error response carries as its value
+// and the status's GET_ERROR_MAP entry (see protocol/error_map.h). To add a status, add a row
+// there; the build regenerates protocol/status_table.inc.
 
 #include <cstdint>
 #include <string_view>
@@ -7,36 +12,13 @@
 namespace tern::protocol {
 
 enum class Status : uint16_t {
-  Success = 0x00,
-  KeyEnoent = 0x01,
-  KeyEexists = 0x02,
-  E2big = 0x03,
-  Einval = 0x04,
-  NotStored = 0x05,
-  DeltaBadval = 0x06,
-  NotMyVbucket = 0x07,
-  NoBucket = 0x08,
-  Locked = 0x09,
-  NotLocked = 0x0e,
-  AuthStale = 0x1f,
-  AuthError = 0x20,
-  AuthContinue = 0x21,
-  Erange = 0x22,
-  Eaccess = 0x24,
-  NotInitialized = 0x25,
-  UnknownFrameInfo = 0x80,
-  UnknownCommand = 0x81,
-  Enomem = 0x82,
-  NotSupported = 0x83,
-  Einternal = 0x84,
-  Ebusy = 0x85,
-  Etmpfail = 0x86,
-  UnknownCollection = 0x88,
-  DurabilityInvalidLevel = 0xa0,
-  DurabilityImpossible = 0xa1,
+#define TERN_STATUS(name, code, text, map_name, map_desc, map_attrs) name = code,
+#include "protocol/status_table.inc"
+#undef TERN_STATUS
 };
 
-// The human-readable text sent as the value of an error response ("Not found", ...).
+// The human-readable text sent as the value of an error response ("Not found", ...);
+// "Unknown error" for a value that is no enumerator.
 std::string_view status_text(Status status);
 
 }  // namespace tern::protocol

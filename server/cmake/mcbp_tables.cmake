@@ -1,0 +1,105 @@
+# The protocol tables (statuses, opcodes, error map) live in testdata/mcbp/*.json, which the
+# .NET SDK reads too; this turns them into X-macro files that protocol/status.h, opcode.h and
+# error_map.cc include, so the two languages cannot drift apart. It runs at configure time;
+# the JSON files are configure dependencies, so editing one re-runs it on the next build.
+# Every string goes into a raw literal R"tern(...)tern", so no escaping is needed in C++.
+
+function(_tern_raw out text)
+  string(FIND "${text}" ")tern\"" clash)
+  if(NOT clash EQUAL -1)
+    message(FATAL_ERROR "mcbp tables: text may not contain ')tern\"': ${text}")
+  endif()
+  set(${out} "R\"tern(${text})tern\"" PARENT_SCOPE)
+endfunction()
+
+function(_tern_check what value pattern)
+  if(NOT value MATCHES "${pattern}")
+    message(FATAL_ERROR "mcbp tables: bad ${what} '${value}' (want ${pattern})")
+  endif()
+endfunction()
+
+function(_tern_status_rows json out)
+  string(JSON count LENGTH "${json}" statuses)
+  math(EXPR last "${count} - 1")
+  set(rows "")
+  foreach(i RANGE 0 ${last})
+    string(JSON code GET "${json}" statuses ${i} code)
+    string(JSON name GET "${json}" statuses ${i} name)
+    string(JSON text GET "${json}" statuses ${i} text)
+    string(JSON map_name GET "${json}" statuses ${i} error_map name)
+    string(JSON map_desc GET "${json}" statuses ${i} error_map desc)
+    string(JSON attr_count LENGTH "${json}" statuses ${i} error_map attrs)
+    _tern_check("status code" "${code}" "^0x[0-9a-f][0-9a-f]+$")
+    _tern_check("status name" "${name}" "^[A-Z][A-Za-z0-9]*$")
+    if(attr_count EQUAL 0)
+      message(FATAL_ERROR "mcbp tables: status ${name} has no error-map attrs")
+    endif()
+    set(attrs "")
+    math(EXPR last_attr "${attr_count} - 1")
+    foreach(j RANGE 0 ${last_attr})
+      string(JSON attr GET "${json}" statuses ${i} error_map attrs ${j})
+      _tern_check("error-map attr" "${attr}" "^[a-z][a-z-]*$")
+      if(j GREATER 0)
+        string(APPEND attrs ",")
+      endif()
+      string(APPEND attrs "\"${attr}\"")
+    endforeach()
+    _tern_raw(text "${text}")
+    _tern_raw(map_name "${map_name}")
+    _tern_raw(map_desc "${map_desc}")
+    _tern_raw(attrs "[${attrs}]")
+    string(APPEND rows "TERN_STATUS(${name}, ${code}, ${text}, ${map_name}, ${map_desc}, ${attrs})\n")
+  endforeach()
+  set(${out} "${rows}" PARENT_SCOPE)
+endfunction()
+
+# `member` is "requests" or "server_requests"; rows are TERN_OPCODE(name, code, log, loud).
+function(_tern_opcode_rows json member out)
+  string(JSON count LENGTH "${json}" ${member})
+  math(EXPR last "${count} - 1")
+  set(rows "")
+  foreach(i RANGE 0 ${last})
+    string(JSON code GET "${json}" ${member} ${i} code)
+    string(JSON name GET "${json}" ${member} ${i} name)
+    string(JSON log_name GET "${json}" ${member} ${i} log_name)
+    string(JSON loud ERROR_VARIABLE no_loud GET "${json}" ${member} ${i} quiet_of)
+    if(no_loud)
+      set(loud "${name}")
+    endif()
+    _tern_check("opcode" "${code}" "^0x[0-9a-f][0-9a-f]$")
+    _tern_check("opcode name" "${name}" "^[A-Z][A-Za-z0-9]*$")
+    _tern_check("opcode quiet_of" "${loud}" "^[A-Z][A-Za-z0-9]*$")
+    _tern_raw(log_name "${log_name}")
+    string(APPEND rows "TERN_OPCODE(${name}, ${code}, ${log_name}, ${loud})\n")
+  endforeach()
+  set(${out} "${rows}" PARENT_SCOPE)
+endfunction()
+
+# Generates <build>/generated/protocol/*.inc and adds <build>/generated to target's includes.
+function(tern_mcbp_tables target testdata_dir)
+  set(statuses_file "${testdata_dir}/mcbp/statuses.json")
+  set(opcodes_file "${testdata_dir}/mcbp/opcodes.json")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${statuses_file}" "${opcodes_file}")
+  file(READ "${statuses_file}" statuses)
+  file(READ "${opcodes_file}" opcodes)
+
+  set(banner "// Generated from testdata/mcbp/*.json by server/cmake/mcbp_tables.cmake: edit those.\n")
+  set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/generated/protocol")
+
+  _tern_status_rows("${statuses}" status_rows)
+  string(JSON map_version GET "${statuses}" error_map version)
+  string(JSON map_revision GET "${statuses}" error_map revision)
+  # file(CONFIGURE) rewrites a file only when its text changes, so a re-configure that
+  # changes nothing rebuilds nothing.
+  file(CONFIGURE OUTPUT "${out_dir}/status_table.inc" CONTENT "${banner}${status_rows}" @ONLY)
+  file(CONFIGURE OUTPUT "${out_dir}/error_map_version.inc"
+       CONTENT "${banner}constexpr int kErrorMapVersion = ${map_version};\nconstexpr int kErrorMapRevision = ${map_revision};\n"
+       @ONLY)
+
+  _tern_opcode_rows("${opcodes}" requests opcode_rows)
+  _tern_opcode_rows("${opcodes}" server_requests server_opcode_rows)
+  file(CONFIGURE OUTPUT "${out_dir}/opcode_table.inc" CONTENT "${banner}${opcode_rows}" @ONLY)
+  file(CONFIGURE OUTPUT "${out_dir}/server_opcode_table.inc" CONTENT "${banner}${server_opcode_rows}" @ONLY)
+
+  target_include_directories(${target} PUBLIC "${CMAKE_CURRENT_BINARY_DIR}/generated")
+endfunction()
