@@ -1,0 +1,174 @@
+// Helpers for the compat suite: where things are, starting and stopping a real ternd, the
+// three-node cluster from scripts/cluster.sh, and small waiting helpers.
+import { spawn, execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const terndPath = path.resolve(repoRoot, process.env.TERND ?? 'build/release/server/ternd');
+export const configPath = path.resolve(repoRoot, process.env.TERND_CONFIG ?? 'server/config/dev.toml');
+export const clusterScript = path.join(repoRoot, 'scripts', 'cluster.sh');
+
+export const USER = 'Administrator';
+export const PASSWORD = 'password';
+export const BUCKET = 'default';
+
+// Generous: the suite runs on busy two-core machines.
+export const START_TIMEOUT_MS = 30000;
+export const STOP_TIMEOUT_MS = 15000;
+
+/**
+ * Starts ternd on a free port (--port 0; the port is read from its "listening on" log line).
+ * Resolves with { port, connStr, stop(), log() }. stop() sends SIGTERM and waits for the exit
+ * (SIGKILL after STOP_TIMEOUT_MS); it resolves with the exit code.
+ */
+export async function startTernd({ args = [] } = {}) {
+  if (!fs.existsSync(terndPath)) {
+    throw new Error(`no ternd at ${terndPath}: build it (scripts/build-server.sh) or set TERND`);
+  }
+  const argv = ['--config', configPath, '--port', '0', ...args];
+  const child = spawn(terndPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  const port = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(
+      `ternd printed no 'listening on' line within ${START_TIMEOUT_MS} ms; its output:\n${output}`)), START_TIMEOUT_MS);
+    const onData = (chunk) => {
+      output += chunk.toString();
+      const m = /listening on 127\.0\.0\.1:(\d+)/.exec(output);
+      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('error', (err) => { clearTimeout(timer); reject(err); });
+    exited.then((code) => { clearTimeout(timer); reject(new Error(`ternd exited (${code}) before listening; its output:\n${output}`)); });
+  });
+  // Keep draining its output so that it never blocks on a full pipe.
+  child.stdout.on('data', (c) => { output += c.toString(); });
+  child.stderr.on('data', (c) => { output += c.toString(); });
+  let stopping;
+  return {
+    port,
+    pid: child.pid,
+    connStr: `couchbase://127.0.0.1:${port}`,
+    log: () => output,
+    stop: () => {
+      stopping ??= (async () => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+        const code = await exited;
+        clearTimeout(timer);
+        return code;
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** Runs a command; resolves with { code, stdout, stderr } (never rejects on a non-zero exit). */
+export function run(file, args, { env = {}, timeoutMs = 120000 } = {}) {
+  return new Promise((resolve) => {
+    execFile(file, args, { cwd: repoRoot, env: { ...process.env, ...env }, timeout: timeoutMs, maxBuffer: 16 << 20 },
+      (err, stdout, stderr) => resolve({ code: err ? (err.code ?? 1) : 0, stdout, stderr }));
+  });
+}
+
+/**
+ * Starts an N-node cluster with scripts/cluster.sh in a private directory, on ports above a
+ * random base. Resolves with { ports, connStr, dir, down() }.
+ */
+export async function clusterUp(n) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tern-compat-cluster-'));
+  const basePort = 20000 + Math.floor(Math.random() * 20000);
+  const env = { CLUSTER_DIR: dir, BASE_PORT: String(basePort), TERND: terndPath, TERND_CONFIG: configPath };
+  const up = await run('bash', [clusterScript, 'up', String(n)], { env });
+  const down = async () => {
+    const r = await run('bash', [clusterScript, 'down'], { env });
+    if (r.code === 0) fs.rmSync(dir, { recursive: true, force: true });
+    return r;
+  };
+  if (up.code !== 0) {
+    const logs = readLogs(dir);
+    await down();
+    throw new Error(`cluster.sh up ${n} failed (${up.code}):\n${up.stdout}\n${up.stderr}\n${logs}`);
+  }
+  const ports = fs.readFileSync(path.join(dir, 'ports'), 'utf8').trim().split(/\s+/).map(Number);
+  const m = /couchbase:\/\/\S+/.exec(up.stdout);
+  return { ports, connStr: m ? m[0] : null, dir, stdout: up.stdout, down, logs: () => readLogs(dir) };
+}
+
+function readLogs(dir) {
+  let out = '';
+  try {
+    for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.log')).sort()) {
+      out += `--- ${f}\n${fs.readFileSync(path.join(dir, f), 'utf8').split('\n').slice(-40).join('\n')}\n`;
+    }
+  } catch { /* the directory is gone */ }
+  return out;
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls fn() until it returns a truthy value; rejects after timeoutMs with `what`. */
+export async function eventually(what, fn, { timeoutMs = 30000, intervalMs = 250 } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`${what}: not so within ${timeoutMs} ms${last ? ` (last error: ${last.message})` : ''}`);
+    }
+    await sleep(intervalMs);
+  }
+}
+
+/** Resolves with the error that promise rejects with; fails when it resolves. */
+export async function rejection(promise, what) {
+  try {
+    const value = await promise;
+    throw Object.assign(new Error(`${what}: expected an error, got success`), { value, expectedFailure: true });
+  } catch (err) {
+    if (err && err.expectedFailure) throw err;
+    return err;
+  }
+}
+
+/** Time the promise takes, with its outcome: { ms, value } or { ms, error }. */
+export async function timed(promise) {
+  const start = Date.now();
+  try {
+    const value = await promise;
+    return { ms: Date.now() - start, value };
+  } catch (error) {
+    return { ms: Date.now() - start, error };
+  }
+}
+
+/** A short description of a Couchbase error, for assertion messages. */
+export function describeError(err) {
+  if (!err) return String(err);
+  const ctx = err.context ? ` context=${JSON.stringify(err.context)}` : '';
+  const cause = err.cause ? ` cause=${JSON.stringify(err.cause)}` : '';
+  return `${err.constructor?.name}: ${err.message}${ctx}${cause}`;
+}
+
+/** Runs jobs with at most `limit` in flight; resolves with their results in order. */
+export async function pool(items, limit, fn) {
+  const results = new Array(items.length);
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i], i);
+    }
+  });
+  await Promise.all(workers);
+  return results;
+}

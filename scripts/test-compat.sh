@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Usage: test-compat.sh [TERND]
+# The official Couchbase Node.js SDK (npm couchbase, pinned by compat/package-lock.json)
+# against a real ternd: compat/test/*.test.mjs under Node's test runner. Each test file starts
+# what it needs (one ternd, or three through scripts/cluster.sh) and stops it. TERND defaults
+# to build/release/server/ternd; it must already be built.
+# npm ci runs only when compat/node_modules is missing or older than the lockfile.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export TERND=${1:-${TERND:-build/release/server/ternd}}
+[ -x "$TERND" ] || { echo "test-compat: no ternd at $TERND (build it first)" >&2; exit 1; }
+command -v node > /dev/null || { echo "test-compat: node (20 or later) is needed" >&2; exit 1; }
+
+stamp=compat/node_modules/.tern-lock-stamp
+if [ ! -f "$stamp" ] || ! cmp -s compat/package-lock.json "$stamp"; then
+  echo "test-compat: npm ci in compat/"
+  (cd compat && npm ci --no-audit --no-fund --loglevel=error > /dev/null)
+  cp compat/package-lock.json "$stamp"
+fi
+
+echo "test-compat: the Couchbase Node.js SDK $(node -p 'require("./compat/node_modules/couchbase/package.json").version') against $TERND"
+cd compat
+# One file at a time: each starts its own servers, and the machine may have two cores.
+node --test --test-concurrency=1 --test-reporter=spec test/*.test.mjs
