@@ -1,0 +1,83 @@
+#pragma once
+// A bucket's cluster map (its "bucket config"): which node serves each vbucket, where the
+// nodes listen, and what the bucket can do. The SDKs bootstrap from it (GET_CLUSTER_CONFIG
+// 0xb5), take newer ones from NotMyVbucket answers and pushed notifications, and route every
+// key with its vBucketMap. Maps are ordered by (revEpoch, rev): a client only applies a map
+// newer than the one it has.
+//
+// A ClusterMap keeps the JSON text it is sent as, verbatim, plus the few fields the server
+// itself needs; it is immutable, so it is shared between threads without locking. It comes
+// from single_node() (ternd alone: every vbucket active here) or from parse() (a map given
+// with SET_CLUSTER_CONFIG 0xb4, e.g. by a test that plays a bigger cluster).
+//
+// "$HOST" in hostnames means "the address the client connected to"; clients substitute it.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tern::cluster {
+
+struct SingleNodeParams {
+  std::string bucket_name;
+  std::string bucket_uuid;  // 32 lowercase hex digits
+  uint16_t kv_port = 11210;  // the real bound KV port: clients connect to it
+  int64_t rev_epoch = 1;
+  int64_t rev = 1;
+  uint64_t collections_manifest_uid = 0;
+  // Lists "collections" in bucketCapabilities. Must match whether HELLO acknowledges
+  // Collections (0x12): the SDKs prefix keys on one and look ids up on the other.
+  bool collections = false;
+  uint16_t vbucket_count = 1024;  // a power of two
+  // Only shapes nodes[].hostname ("$HOST:8091"), which the .NET SDK requires to exist; no
+  // service is advertised on it, so nothing connects there.
+  uint16_t mgmt_port = 8091;
+};
+
+class ClusterMap {
+ public:
+  // The map of a one-node cluster serving every vbucket as active with no replicas:
+  // {"rev":R,"revEpoch":E,"name":..,"uuid":..,"nodeLocator":"vbucket",
+  //  "bucketCapabilitiesVer":"","bucketCapabilities":["cccp","nodesExt","touch","cbhello",
+  //  ("collections",)"durableWrite"],"collectionsManifestUid":"<hex>",
+  //  "nodes":[{"hostname":"$HOST:<mgmt>","ports":{"direct":<kv>}}],
+  //  "nodesExt":[{"services":{"kv":<kv>},"thisNode":true,"hostname":"$HOST"}],
+  //  "vBucketServerMap":{"hashAlgorithm":"CRC","numReplicas":0,"serverList":["$HOST:<kv>"],
+  //  "vBucketMap":[[0],...]},"clusterCapabilitiesVer":[1,0],"clusterCapabilities":{}}
+  // Throws std::invalid_argument if vbucket_count is not a power of two.
+  static ClusterMap single_node(const SingleNodeParams& params);
+
+  // A map given with SET_CLUSTER_CONFIG. Accepts a JSON object with an integer "rev", an
+  // optional integer "revEpoch" (0 when absent) and a "vBucketServerMap" object whose
+  // "vBucketMap" array has a power-of-two length; the text is kept as given. On failure
+  // returns nullopt and says why in `error`.
+  static std::optional<ClusterMap> parse(std::string_view json, std::string& error);
+
+  int64_t epoch() const { return epoch_; }
+  int64_t rev() const { return rev_; }
+  const std::string& json() const { return json_; }
+  uint32_t vbucket_count() const { return static_cast<uint32_t>(active_.size()); }
+
+  // Whether this map is strictly newer than (epoch, rev): the test GET_CLUSTER_CONFIG uses
+  // to answer an empty body to a client whose map is current.
+  bool newer_than(int64_t epoch, int64_t rev) const;
+
+  // For each vbucket, the index (into serverList and nodesExt) of its active node, -1 when
+  // it has none; nullopt if the map's vBucketMap rows are not all arrays starting with an
+  // integer.
+  std::optional<std::vector<int>> active_index_per_vbucket() const;
+
+ private:
+  ClusterMap(std::string json, int64_t epoch, int64_t rev, std::vector<int> active,
+             bool active_known);
+
+  std::string json_;
+  int64_t epoch_;
+  int64_t rev_;
+  std::vector<int> active_;  // one per vbucket; its size is the vbucket count
+  bool active_known_;
+};
+
+}  // namespace tern::cluster
