@@ -1,9 +1,13 @@
 #include "ternd/options.h"
 
+#include <sys/stat.h>
 #include <sysexits.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <thread>
 #include <type_traits>
 
@@ -67,6 +71,21 @@ CLI::Validator ip_address() {
       "");
 }
 
+// Checked when the command line is read, so that a mistyped path is a usage error at once;
+// whether the contents make sense is config::load_config's business.
+CLI::Validator readable_file() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        struct stat info {};
+        if (::stat(path.c_str(), &info) != 0 || ::access(path.c_str(), R_OK) != 0) {
+          return fmt::format("cannot read '{}': {}", path, std::strerror(errno));
+        }
+        if (S_ISDIR(info.st_mode)) return fmt::format("'{}' is a directory, not a file", path);
+        return "";
+      },
+      "");
+}
+
 // A bare --verbose reaches the check as "true"; --verbose=VALUE as VALUE.
 CLI::Validator switch_value() {
   return CLI::Validator(
@@ -101,12 +120,20 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
   app.set_help_flag("-h,--help", "print this help and exit");
   app.set_version_flag("--version", std::string("ternd ") + kVersion, "print the version and exit");
 
-  add_number<uint16_t>(app, "--port", options.port, 0, 65535,
-                       "TCP port to listen on; 0 picks a free one");
-  app.add_option("--listen", options.listen, "IPv4 or IPv6 address to listen on")
-      ->check(ip_address())
-      ->option_text("ADDRESS")
-      ->capture_default_str();
+  app.add_option("--config", options.config_path, "TOML file of buckets, users and settings")
+      ->check(readable_file())
+      ->option_text("FILE")
+      ->default_str("one bucket 'default', no login");
+  app.add_flag("--hash-password", options.hash_password,
+               "read a password on stdin, print its SCRAM lines for --config, and exit")
+      ->check(switch_value());
+  CLI::Option* port = add_number<uint16_t>(app, "--port", options.port, 0, 65535,
+                                           "TCP port to listen on; 0 picks a free one");
+  CLI::Option* listen =
+      app.add_option("--listen", options.listen, "IPv4 or IPv6 address to listen on")
+          ->check(ip_address())
+          ->option_text("ADDRESS")
+          ->capture_default_str();
   add_number(app, "--threads", options.threads, 1u, 1024u, "network worker threads")
       ->default_str("number of cores");
   // Bounds keep the byte arithmetic in range: the quota in bytes must fit 64 bits with room,
@@ -123,8 +150,10 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
       ->check(switch_value())
       ->default_str("off");
   app.footer(
-      "Exit status: 0 after a clean stop (SIGINT or SIGTERM), 64 for a usage error,\n"
-      "1 if start-up fails (for example, the port is in use).");
+      "--listen and --port override the [server] settings of a --config file.\n\n"
+      "Exit status: 0 after a clean stop (SIGINT or SIGTERM), 64 for a usage error\n"
+      "(a --config file that cannot be read included), 1 if start-up fails (for example,\n"
+      "the port is in use or the --config file is invalid).");
 
   try {
     app.parse(argc, argv);
@@ -133,7 +162,14 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
     exit_code = app.exit(error) == 0 ? 0 : EX_USAGE;
     return std::nullopt;
   }
+  options.listen_given = listen->count() > 0;
+  options.port_given = port->count() > 0;
   return options;
+}
+
+void apply_server_settings(const config::ServerSpec& server, Options& options) {
+  if (server.listen && !options.listen_given) options.listen = *server.listen;
+  if (server.port && !options.port_given) options.port = *server.port;
 }
 
 }  // namespace tern::ternd

@@ -1,10 +1,13 @@
 #pragma once
-// ternd's command line.
+// ternd's command line. Buckets, users and the [server] settings can also come from a TOML
+// file (--config, see docs/configuration.md); where both set something, the command line wins.
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+
+#include "config/file_config.h"
 
 namespace tern::ternd {
 
@@ -20,11 +23,24 @@ struct Options {
   size_t max_connections = 4096;
   double expiry_pager_interval = 60;  // pause between sweeps that remove expired items
   bool verbose = false;
+  // --config: a file that existed and was readable when the command line was parsed.
+  std::optional<std::string> config_path;
+  // --hash-password: run run_hash_password (hash_password.h) instead of a server.
+  bool hash_password = false;
+  // Whether --listen and --port were given, so that the config file's do not replace them.
+  bool listen_given = false;
+  bool port_given = false;
 };
 
 // Parses the command line. After --help or --version it prints what was asked and returns
 // nullopt with exit code 0; after a usage error it prints the error, naming the flag and
 // what it accepts, and returns nullopt with exit code 64 (EX_USAGE).
+// A --config file that is missing, a directory or unreadable is a usage error too (64); what
+// is inside it is checked later, by config::load_config.
 std::optional<Options> parse_options(int argc, char** argv, int& exit_code);
+
+// Takes listen and port from a config file's [server] table, except those the command line
+// gave: the file holds a deployment's settings, a flag a one-off change.
+void apply_server_settings(const config::ServerSpec& server, Options& options);
 
 }  // namespace tern::ternd

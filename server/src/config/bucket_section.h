@@ -1,0 +1,26 @@
+#pragma once
+// Reads one [[bucket]] table into a BucketSpec, giving its scopes and collections their ids
+// (see file_config.h for the rules). Internal to config/.
+//
+//   [[bucket]]
+//   name = "default"
+//   memory_quota_mb = 256
+//   manifest_uid = 2          # optional: the number of scopes and collections created
+//   [[bucket.scope]]          # any number; name = "_default" adds to the default scope
+//   name = "app"
+//   collections = ["users", "orders"]
+
+#include "config/file_config.h"
+#include "config/table_reader.h"
+
+namespace tern::config {
+
+// Throws ConfigError for a bad name, quota or uid, a duplicate scope, a collection declared
+// twice in a scope, or an unknown key in a scope.
+BucketSpec read_bucket(const TableReader& bucket);
+
+// The keys a [[bucket]] table accepts, for its TableReader.
+inline const std::vector<std::string_view> kBucketKeys = {"name", "memory_quota_mb", "manifest_uid",
+                                                          "scope"};
+
+}  // namespace tern::config

@@ -1,0 +1,45 @@
+#include "config/server_section.h"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace tern::config {
+
+namespace {
+
+// inet_pton rather than asio, which config/ does not depend on: the numeric forms are what
+// a configuration needs (asio would also take an IPv6 zone such as "fe80::1%eth0").
+bool is_ip_address(const std::string& text) {
+  unsigned char address[sizeof(struct in6_addr)];
+  return inet_pton(AF_INET, text.c_str(), address) == 1 ||
+         inet_pton(AF_INET6, text.c_str(), address) == 1;
+}
+
+}  // namespace
+
+ServerSpec read_server(const TableReader& server_table, const std::vector<BucketSpec>& buckets) {
+  ServerSpec server;
+  server.listen = server_table.string("listen");
+  if (server.listen && !is_ip_address(*server.listen)) {
+    server_table.fail("listen",
+                      fmt::format("must be an IPv4 or IPv6 address (got '{}')", *server.listen));
+  }
+  if (auto port = server_table.integer("port", 0, 65535)) {
+    server.port = static_cast<uint16_t>(*port);
+  }
+  server.allow_plain_auth = server_table.boolean("allow_plain_auth").value_or(false);
+  server.anonymous_bucket = server_table.string("anonymous_bucket");
+  if (server.anonymous_bucket &&
+      std::none_of(buckets.begin(), buckets.end(), [&server](const BucketSpec& bucket) {
+        return bucket.name == *server.anonymous_bucket;
+      })) {
+    server_table.fail("anonymous_bucket",
+                      fmt::format("no bucket '{}' is declared", *server.anonymous_bucket));
+  }
+  return server;
+}
+
+}  // namespace tern::config
