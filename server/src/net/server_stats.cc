@@ -18,9 +18,9 @@ bool ServerStats::emit_stats(std::string_view group, const commands::StatEmitter
   emit("time", std::to_string(std::time(nullptr)));
   emit("version", version_);
   emit("threads", std::to_string(threads_));
-  emit("curr_connections", std::to_string(curr_connections()));
-  emit("total_connections", std::to_string(total_connections()));
-  emit("rejected_connections", std::to_string(rejected_connections()));
+#define TERN_SERVER_COUNTER(member, name) \
+  emit(name, std::to_string(get(ServerCounter::member)));
+#include "net/server_counters.def"
   return true;
 }
 
