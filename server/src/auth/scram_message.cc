@@ -69,8 +69,10 @@ std::optional<std::string> decode_saslname(std::string_view name) {
 
 bool is_valid_nonce(std::string_view nonce) {
   if (nonce.empty()) return false;
+  // RFC 5802 excludes the space too, but the Couchbase C++ SDK (under the Node.js SDK 4.x)
+  // sends nonces like "0xffffffb1 0x62 ...", and Couchbase Server takes them: so do we.
   for (char c : nonce) {
-    if (c < 0x21 || c > 0x7e || c == ',') return false;
+    if (c < 0x20 || c > 0x7e || c == ',') return false;
   }
   return true;
 }

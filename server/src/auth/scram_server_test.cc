@@ -221,7 +221,7 @@ TEST_F(ScramServerTest, NotAClientFirstMessageIsMalformed) {
            std::string_view("n,,n=,r=abc"),                 // empty user
            std::string_view("n,,n=us=er,r=abc"),            // bad escape
            std::string_view("n,,n=user,r="),                // empty nonce
-           std::string_view("n,,n=user,r=a b"),             // nonce not printable
+           std::string_view("n,,n=user,r=a\tb"),             // nonce not printable
            std::string_view("n,,n=user,r=abc,r=def"),       // repeated attribute
            std::string_view("n,,n=user,r=abc,"),            // trailing comma
            std::string_view("n,,m=ext,n=user,r=abc"),       // mandatory extension

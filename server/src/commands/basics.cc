@@ -9,7 +9,7 @@ Outcome noop(const Command& cmd) {
 }
 
 Outcome version(const Command& cmd) {
-  cmd.reply.success(ReplyBody{.value = cmd.version});
+  cmd.reply.success(ReplyBody{.value = cmd.node().settings().version});
   return Outcome::Continue;
 }
 

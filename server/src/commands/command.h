@@ -1,7 +1,9 @@
 #pragma once
 // What a command handler gets, and the handlers of each command family. A handler runs only
 // after the request's shape (extras length, key, value) has been validated against its
-// command's rules, so it may read its extras without checking their length.
+// command's rules, and after its access rule passed (command_table.h): one that needs a
+// bucket has one, and one that addresses a document has its key decoded and its vbucket
+// checked. So it may read its extras without checking their length.
 
 #include <cstdint>
 #include <span>
@@ -10,6 +12,8 @@
 
 #include "commands/dispatcher.h"
 #include "commands/reply.h"
+#include "commands/session.h"
+#include "engine/bucket.h"
 #include "engine/engine.h"
 #include "protocol/frame.h"
 #include "protocol/opcode.h"
@@ -19,15 +23,26 @@ namespace tern::commands {
 struct Command {
   const protocol::Frame& request;
   protocol::Opcode opcode;  // the loud variant: handlers need not tell SET from SETQ
+  Session& session;
+  // The selected bucket's documents. Bound for every command, but meaningful only for those
+  // whose access rule requires a bucket.
   engine::Engine& engine;
   Reply& reply;
   std::span<StatProvider* const> stat_providers;
-  std::string_view version;
+  // The document's key in its bucket: the logical key for the default collection, the
+  // collection-prefixed key for any other (so collections never share a document).
+  std::string_view document_key;
+  // The request asked to keep the document's expiry (PreserveTtl frame).
+  bool preserve_ttl = false;
 
-  std::string_view key() const { return as_text(request.key); }
+  std::string_view key() const { return document_key; }
   std::string_view value() const { return as_text(request.value); }
   const uint8_t* extras() const { return request.extras.data(); }
   bool has_extras() const { return !request.extras.empty(); }
+  Node& node() const { return session.node(); }
+  // The selected bucket; only for commands whose access rule requires one.
+  engine::Bucket& bucket() const { return *session.bucket; }
+  uint16_t vbucket_id() const { return request.vbucket_or_status; }
 
   static std::string_view as_text(std::span<const uint8_t> bytes) {
     return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
@@ -55,5 +70,31 @@ Outcome noop(const Command& cmd);
 Outcome version(const Command& cmd);
 Outcome quit(const Command& cmd);
 Outcome stat(const Command& cmd);
+
+// HELLO, GET_ERROR_MAP.
+Outcome hello(const Command& cmd);
+Outcome get_error_map(const Command& cmd);
+
+// SASL_LIST_MECHS, SASL_AUTH, SASL_STEP; SELECT_BUCKET.
+Outcome sasl_list_mechs(const Command& cmd);
+Outcome sasl_auth(const Command& cmd);
+Outcome sasl_step(const Command& cmd);
+Outcome select_bucket(const Command& cmd);
+
+// GET_CLUSTER_CONFIG, and the cluster manager's SET_CLUSTER_CONFIG, SET_VBUCKET, GET_VBUCKET.
+Outcome get_cluster_config(const Command& cmd);
+Outcome set_cluster_config(const Command& cmd);
+Outcome set_vbucket(const Command& cmd);
+Outcome get_vbucket(const Command& cmd);
+
+// GET_COLLECTIONS_MANIFEST, GET_COLLECTION_ID, GET_SCOPE_ID.
+Outcome get_collections_manifest(const Command& cmd);
+Outcome get_collection_id(const Command& cmd);
+Outcome get_scope_id(const Command& cmd);
+
+// GET_META, GET_REPLICA, OBSERVE_SEQNO.
+Outcome get_meta(const Command& cmd);
+Outcome get_replica(const Command& cmd);
+Outcome observe_seqno(const Command& cmd);
 
 }  // namespace tern::commands

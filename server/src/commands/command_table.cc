@@ -1,42 +1,68 @@
 #include "commands/command_table.h"
 
+#include <array>
+
 namespace tern::commands {
 
 namespace {
 
 using protocol::Opcode;
 using K = KeyRule;
+using A = Access;
 
 constexpr CommandSpec kCommands[] = {
-    // opcode              extras    key           value  mutation handler
-    {Opcode::Get,          {0, 0},   K::Required,  false, false, get},
-    {Opcode::GetK,         {0, 0},   K::Required,  false, false, get},
-    {Opcode::Gat,          {4, 4},   K::Required,  false, false, get_and_touch},
-    {Opcode::Touch,        {4, 4},   K::Required,  false, false, touch},
-    {Opcode::GetLocked,    {0, 4},   K::Required,  false, false, get_locked},
-    {Opcode::UnlockKey,    {0, 0},   K::Required,  false, false, unlock},
-    {Opcode::Set,          {8, 8},   K::Required,  true,  true,  store},
-    {Opcode::Add,          {8, 8},   K::Required,  true,  true,  store},
-    {Opcode::Replace,      {8, 8},   K::Required,  true,  true,  store},
-    {Opcode::Append,       {0, 0},   K::Required,  true,  true,  concat},
-    {Opcode::Prepend,      {0, 0},   K::Required,  true,  true,  concat},
-    {Opcode::Delete,       {0, 0},   K::Required,  false, true,  remove},
-    {Opcode::Increment,    {20, 20}, K::Required,  false, true,  arithmetic},
-    {Opcode::Decrement,    {20, 20}, K::Required,  false, true,  arithmetic},
-    {Opcode::Flush,        {0, 4},   K::Forbidden, false, false, flush},
-    {Opcode::Noop,         {0, 0},   K::Forbidden, false, false, noop},
-    {Opcode::Version,      {0, 0},   K::Forbidden, false, false, version},
-    {Opcode::Quit,         {0, 0},   K::Forbidden, false, false, quit},
-    {Opcode::Stat,         {0, 0},   K::Optional,  false, false, stat},
+    // opcode                  extras    key           value  mutation access   handler
+    {Opcode::Get,              {0, 0},   K::Required,  false, false, A::Document, get},
+    {Opcode::GetK,             {0, 0},   K::Required,  false, false, A::Document, get},
+    {Opcode::Gat,              {4, 4},   K::Required,  false, false, A::Document, get_and_touch},
+    {Opcode::Touch,            {4, 4},   K::Required,  false, false, A::Document, touch},
+    {Opcode::GetLocked,        {0, 4},   K::Required,  false, false, A::Document, get_locked},
+    {Opcode::UnlockKey,        {0, 0},   K::Required,  false, false, A::Document, unlock},
+    {Opcode::GetMeta,          {0, 1},   K::Required,  false, false, A::Document, get_meta},
+    {Opcode::GetReplica,       {0, 0},   K::Required,  false, false, A::ReplicaDocument, get_replica},
+    {Opcode::Set,              {8, 8},   K::Required,  true,  true,  A::Document, store},
+    {Opcode::Add,              {8, 8},   K::Required,  true,  true,  A::Document, store},
+    {Opcode::Replace,          {8, 8},   K::Required,  true,  true,  A::Document, store},
+    {Opcode::Append,           {0, 0},   K::Required,  true,  true,  A::Document, concat},
+    {Opcode::Prepend,          {0, 0},   K::Required,  true,  true,  A::Document, concat},
+    {Opcode::Delete,           {0, 0},   K::Required,  false, true,  A::Document, remove},
+    {Opcode::Increment,        {20, 20}, K::Required,  false, true,  A::Document, arithmetic},
+    {Opcode::Decrement,        {20, 20}, K::Required,  false, true,  A::Document, arithmetic},
+    {Opcode::Flush,            {0, 4},   K::Forbidden, false, false, A::Bucket, flush},
+    {Opcode::ObserveSeqno,     {0, 0},   K::Forbidden, true,  false, A::Bucket, observe_seqno},
+    {Opcode::GetCollectionsManifest, {0, 0}, K::Forbidden, false, false, A::Bucket, get_collections_manifest},
+    {Opcode::GetCollectionId,  {0, 0},   K::Optional,  true,  false, A::Bucket, get_collection_id},
+    {Opcode::GetScopeId,       {0, 0},   K::Optional,  true,  false, A::Bucket, get_scope_id},
+    {Opcode::Noop,             {0, 0},   K::Forbidden, false, false, A::Anyone, noop},
+    {Opcode::Version,          {0, 0},   K::Forbidden, false, false, A::Anyone, version},
+    {Opcode::Quit,             {0, 0},   K::Forbidden, false, false, A::Anyone, quit},
+    {Opcode::Hello,            {0, 0},   K::Optional,  true,  false, A::Anyone, hello},
+    {Opcode::GetErrorMap,      {0, 0},   K::Forbidden, true,  false, A::Anyone, get_error_map},
+    {Opcode::SaslListMechs,    {0, 0},   K::Forbidden, false, false, A::Anyone, sasl_list_mechs},
+    {Opcode::SaslAuth,         {0, 0},   K::Required,  true,  false, A::Anyone, sasl_auth},
+    {Opcode::SaslStep,         {0, 0},   K::Required,  true,  false, A::Anyone, sasl_step},
+    {Opcode::SelectBucket,     {0, 0},   K::Optional,  false, false, A::Authenticated, select_bucket},
+    {Opcode::Stat,             {0, 0},   K::Optional,  false, false, A::Authenticated, stat},
+    {Opcode::GetClusterConfig, {0, 16},  K::Forbidden, false, false, A::Authenticated, get_cluster_config},
+    {Opcode::SetClusterConfig, {0, 16},  K::Optional,  true,  false, A::Admin, set_cluster_config},
+    {Opcode::SetVbucket,       {1, 4},   K::Forbidden, true,  false, A::Admin, set_vbucket},
+    {Opcode::GetVbucket,       {0, 0},   K::Forbidden, false, false, A::Admin, get_vbucket},
 };
+
+// Every request looks up its command, so the table is spread into an array indexed by
+// opcode once.
+std::array<const CommandSpec*, 256> make_index() {
+  std::array<const CommandSpec*, 256> index{};
+  for (const CommandSpec& spec : kCommands) index[static_cast<uint8_t>(spec.opcode)] = &spec;
+  return index;
+}
+
+const std::array<const CommandSpec*, 256> kIndex = make_index();
 
 }  // namespace
 
 const CommandSpec* find_command(protocol::Opcode loud) {
-  for (const CommandSpec& spec : kCommands) {
-    if (spec.opcode == loud) return &spec;
-  }
-  return nullptr;
+  return kIndex[static_cast<uint8_t>(loud)];
 }
 
 }  // namespace tern::commands

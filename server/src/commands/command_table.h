@@ -1,5 +1,6 @@
 #pragma once
-// The commands the dispatcher knows: the shape each request must have, and its handler.
+// The commands the dispatcher knows: the shape each request must have, who may send it,
+// and its handler.
 
 #include <cstdint>
 
@@ -10,12 +11,24 @@ namespace tern::commands {
 
 enum class KeyRule { Required, Forbidden, Optional };
 
+// Who may send a command, checked before its handler runs.
+enum class Access {
+  Anyone,         // before authenticating too (HELLO, SASL, NOOP, ...)
+  Authenticated,  // an authenticated user, or any client of an open node
+  Bucket,         // a selected bucket (else NoBucket; Eaccess if not authenticated)
+  Document,       // as Bucket, and the key names a document in one of this node's active
+                  // vbuckets and a known collection
+  ReplicaDocument,  // as Document, in a replica vbucket
+  Admin,          // an administrator (cluster control)
+};
+
 struct CommandSpec {
   protocol::Opcode opcode;  // the loud variant
   uint8_t extras_lengths[2];  // the accepted extras lengths (equal when only one is)
   KeyRule key;
   bool takes_value;
-  bool is_mutation;  // may carry a durability requirement
+  bool is_mutation;  // counts a seqno, may carry a durability requirement or preserve TTL
+  Access access;
   Outcome (*handler)(const Command&);
 };
 

@@ -1,13 +1,18 @@
 #include "commands/dispatcher.h"
 
+#include <chrono>
 #include <exception>
 #include <new>
 
+#include <fmt/format.h>
+#include <snappy.h>
 #include <spdlog/spdlog.h>
 
 #include "commands/command.h"
 #include "commands/command_table.h"
+#include "commands/node.h"
 #include "commands/request_checks.h"
+#include "commands/session.h"
 
 namespace tern::commands {
 
@@ -16,34 +21,129 @@ using protocol::Status;
 
 namespace {
 
+constexpr uint8_t kSnappyDatatype = 0x02;
+
 // Why a request cannot run, or Success.
-Status precheck(const CommandSpec* spec, const protocol::Frame& request) {
+Status precheck(const CommandSpec* spec, const protocol::Frame& request, const Session& session,
+                FrameInfoRequests& frame_requests) {
   if (!protocol::is_client_request_magic(request.magic)) return Status::Einval;
   if (spec == nullptr) return Status::UnknownCommand;
-  const Status shape = check_shape(*spec, request);
+  const Status shape = check_shape(*spec, request, session.features);
   if (shape != Status::Success) return shape;
-  return check_frame_infos(*spec, request);
+  return check_frame_infos(*spec, request, frame_requests);
+}
+
+// Whether the session may send a command with this access rule (Success), or why not.
+Status check_access(Access access, const Session& session) {
+  switch (access) {
+    case Access::Anyone:
+      return Status::Success;
+    case Access::Authenticated:
+      return session.authenticated() || session.bucket != nullptr ? Status::Success
+                                                                  : Status::Eaccess;
+    case Access::Admin:
+      return session.admin() ? Status::Success : Status::Eaccess;
+    case Access::Bucket:
+    case Access::Document:
+    case Access::ReplicaDocument:
+      if (session.bucket != nullptr) return Status::Success;
+      return session.authenticated() ? Status::NoBucket : Status::Eaccess;
+  }
+  return Status::Eaccess;
+}
+
+int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Decompresses a Snappy value into the session's scratch buffer and points `request` at it.
+Status inflate_value(protocol::Frame& request, Session& session, size_t max_item_size) {
+  const auto* compressed = reinterpret_cast<const char*>(request.value.data());
+  size_t length = 0;
+  if (!snappy::GetUncompressedLength(compressed, request.value.size(), &length)) {
+    return Status::Einval;
+  }
+  if (length > max_item_size) return Status::E2big;
+  session.inflated.resize(length);
+  if (!snappy::RawUncompress(compressed, request.value.size(),
+                             reinterpret_cast<char*>(session.inflated.data()))) {
+    return Status::Einval;
+  }
+  request.value = session.inflated;
+  request.datatype &= ~kSnappyDatatype;
+  return Status::Success;
+}
+
+std::string unknown_collection_context(const engine::Bucket& bucket) {
+  return fmt::format(R"({{"manifest_uid":"{:x}"}})", bucket.manifest().uid());
 }
 
 }  // namespace
 
-Dispatcher::Dispatcher(engine::Engine& engine, std::string version)
-    : engine_(engine), version_(std::move(version)) {}
+Dispatcher::Dispatcher(Node& node) : node_(node) {}
 
 void Dispatcher::add_stat_provider(StatProvider& provider) { providers_.push_back(&provider); }
 
-Outcome Dispatcher::execute(const protocol::Frame& request, std::vector<uint8_t>& out) {
-  const Opcode loud = protocol::loud_variant(static_cast<Opcode>(request.opcode));
+Outcome Dispatcher::execute(const protocol::Frame& received, Session& session,
+                            std::vector<uint8_t>& out) {
+  const Opcode loud = protocol::loud_variant(static_cast<Opcode>(received.opcode));
   const CommandSpec* spec = find_command(loud);
-  Reply reply(request, out);
-  const Status refused = precheck(spec, request);
+  ReplyContext context{.features = session.features};
+  if (session.features.has(Feature::Tracing)) context.received_ns = steady_ns();
+  Reply reply(received, out, context);
+
+  FrameInfoRequests frame_requests;
+  Status refused = precheck(spec, received, session, frame_requests);
+  if (refused == Status::Success) refused = check_access(spec->access, session);
   if (refused != Status::Success) {
     reply.error(refused);
     return Outcome::Continue;
   }
+
+  protocol::Frame request = received;
+  DocumentKey key{.logical = Command::as_text(request.key), .stored = Command::as_text(request.key)};
+  engine::Bucket* bucket = session.bucket;
+  if (spec->access == Access::Document || spec->access == Access::ReplicaDocument) {
+    refused = decode_document_key(request.key, session.features.has(Feature::Collections), key);
+    if (refused != Status::Success) {
+      reply.error(refused);
+      return Outcome::Continue;
+    }
+    if (!bucket->manifest().has_collection(key.collection_id)) {
+      reply.error_with_json(Status::UnknownCollection, unknown_collection_context(*bucket));
+      return Outcome::Continue;
+    }
+    engine::VBucket* vbucket = bucket->vbucket(request.vbucket_or_status);
+    const auto serving = spec->access == Access::Document ? cluster::VBucketState::Active
+                                                          : cluster::VBucketState::Replica;
+    if (vbucket == nullptr || vbucket->state() != serving) {
+      reply.error_with_json(Status::NotMyVbucket, bucket->cluster_map()->json());
+      return Outcome::Continue;
+    }
+    if (spec->is_mutation) context.mutated_vbucket = vbucket;
+  }
+
+  // Commands that need no bucket never touch it; a node always has at least one.
+  engine::Engine& documents = (bucket ? *bucket : *node_.buckets().front()).documents();
   const size_t answered = out.size();
   try {
-    return spec->handler(Command{request, loud, engine_, reply, providers_, version_});
+    if ((request.datatype & kSnappyDatatype) != 0) {
+      refused = inflate_value(request, session, documents.config().max_item_size);
+      if (refused != Status::Success) {
+        reply.error(refused);
+        return Outcome::Continue;
+      }
+    }
+    return spec->handler(Command{.request = request,
+                                 .opcode = loud,
+                                 .session = session,
+                                 .engine = documents,
+                                 .reply = reply,
+                                 .stat_providers = providers_,
+                                 .document_key = key.stored,
+                                 .preserve_ttl = frame_requests.preserve_ttl});
   } catch (const std::bad_alloc&) {
     out.resize(answered);
     reply.error(Status::Enomem);
@@ -56,8 +156,8 @@ Outcome Dispatcher::execute(const protocol::Frame& request, std::vector<uint8_t>
 }
 
 void Dispatcher::append_error(const protocol::Frame& request, Status status,
-                              std::vector<uint8_t>& out) {
-  Reply::append_error(request, status, out);
+                              const Session& session, std::vector<uint8_t>& out) {
+  Reply::append_error(request, status, out, ReplyContext{.features = session.features});
 }
 
 }  // namespace tern::commands

@@ -1,7 +1,8 @@
 #pragma once
-// Executes decoded requests against the engine and encodes their responses.
-// Knows the protocol's semantics (quiet variants, extras layouts, error bodies) but does no
-// I/O: the network layer feeds it frames and sends what it appends.
+// Executes decoded requests and encodes their responses. Knows the protocol's semantics
+// (quiet variants, extras layouts, error bodies, who may send what, collections and
+// vbuckets) but does no I/O: the network layer feeds it frames, with the session of the
+// connection they came on, and sends what it appends.
 
 #include <cstdint>
 #include <functional>
@@ -9,10 +10,13 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/engine.h"
 #include "protocol/frame.h"
+#include "protocol/status.h"
 
 namespace tern::commands {
+
+class Node;
+class Session;
 
 // Receives one STAT key/value pair.
 using StatEmitter = std::function<void(std::string_view key, std::string_view value)>;
@@ -33,26 +37,26 @@ enum class Outcome {
 
 class Dispatcher {
  public:
-  // `version` is what VERSION answers.
-  explicit Dispatcher(engine::Engine& engine, std::string version = "1.0.0-tern");
+  // The node must outlive the dispatcher.
+  explicit Dispatcher(Node& node);
 
   // Providers are consulted in the order added; they must outlive the dispatcher.
   void add_stat_provider(StatProvider& provider);
 
-  // Executes one well-formed request frame (magic 0x80 or 0x08) and appends its response,
-  // if the command answers, to `out`. Never throws on bad input: it answers with a status.
-  Outcome execute(const protocol::Frame& request, std::vector<uint8_t>& out);
+  // Executes one well-formed request frame (magic 0x80 or 0x08) from the connection whose
+  // session is `session`, and appends its response, if the command answers, to `out`.
+  // Never throws on bad input: it answers with a status.
+  Outcome execute(const protocol::Frame& request, Session& session, std::vector<uint8_t>& out);
 
   // Appends an error response for `request` (used by the network layer for requests it
   // rejects before execution, e.g. a body over the size limit).
   static void append_error(const protocol::Frame& request, protocol::Status status,
-                           std::vector<uint8_t>& out);
+                           const Session& session, std::vector<uint8_t>& out);
 
-  engine::Engine& engine() { return engine_; }
+  Node& node() { return node_; }
 
  private:
-  engine::Engine& engine_;
-  std::string version_;
+  Node& node_;
   std::vector<StatProvider*> providers_;
 };
 

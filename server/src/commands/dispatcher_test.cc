@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "commands/session.h"
+#include "commands/test_node.h"
 #include "common/clock.h"
 #include "engine/engine.h"
 #include "protocol/codec.h"
@@ -77,7 +79,11 @@ struct Response {
 
 class DispatcherTest : public ::testing::Test {
  protected:
-  DispatcherTest() : engine_(engine::Config{}, clock_), dispatcher_(engine_) {}
+  DispatcherTest()
+      : node_(testing::make_open_node(clock_)),
+        engine_(node_->buckets().front()->documents()),
+        session_(*node_),
+        dispatcher_(*node_) {}
 
   // Executes one request; returns what it answered (zero or more responses).
   std::vector<Response> run(const Request& r) {
@@ -96,7 +102,7 @@ class DispatcherTest : public ::testing::Test {
     protocol::Frame frame;
     EXPECT_EQ(protocol::decode_frame(wire, frame), protocol::DecodeResult::Ok);
     Bytes out;
-    last_outcome_ = dispatcher_.execute(frame, out);
+    last_outcome_ = dispatcher_.execute(frame, session_, out);
     return decode_all(out);
   }
 
@@ -134,7 +140,9 @@ class DispatcherTest : public ::testing::Test {
   Response get(const std::string& key) { return one({.opcode = Opcode::Get, .key = key}); }
 
   ManualClock clock_;
-  engine::Engine engine_;
+  std::unique_ptr<Node> node_;
+  engine::Engine& engine_;
+  Session session_;
   Dispatcher dispatcher_;
   Outcome last_outcome_ = Outcome::Continue;
 };
@@ -457,7 +465,7 @@ TEST_F(DispatcherTest, KeyOfTwoHundredFiftyBytesIsAccepted) {
 }
 
 TEST_F(DispatcherTest, UnknownOpcodesAnswerUnknownCommand) {
-  for (uint8_t op : {0x1b, 0x42, 0xfe, 0xff}) {
+  for (uint8_t op : {0x1b, 0x42, 0xf0, 0xff}) {
     const Response answer = one({.opcode = static_cast<Opcode>(op)});
     expect_error(answer, Status::UnknownCommand, "Unknown command");
     EXPECT_EQ(answer.opcode, op);
@@ -483,7 +491,9 @@ TEST_F(DispatcherTest, AltRequestsRefuseWhatCannotBeHonoured) {
   EXPECT_EQ(one(with_framing(Opcode::Set, {0x11, 0x09})).status,
             Status::DurabilityInvalidLevel);
   EXPECT_EQ(one(with_framing(Opcode::Get, {0x11, 0x01})).status, Status::Einval);
-  EXPECT_EQ(one(with_framing(Opcode::Set, {0x50})).status, Status::NotSupported);
+  EXPECT_EQ(one(with_framing(Opcode::Get, {0x50})).status, Status::Einval);
+  EXPECT_EQ(one(with_framing(Opcode::Delete, {0x50})).status, Status::Einval);
+  EXPECT_EQ(one(with_framing(Opcode::Set, {0x51, 0x00})).status, Status::Einval);
   EXPECT_EQ(one(with_framing(Opcode::Set, {0x61, 0x00})).status, Status::UnknownFrameInfo);
   EXPECT_EQ(one(with_framing(Opcode::Set, {0x12, 0x01})).status, Status::Einval);
   EXPECT_EQ(engine_.stats().curr_items, 0u);
@@ -495,7 +505,7 @@ TEST_F(DispatcherTest, AppendErrorAddressesTheRequest) {
   request.opcode = static_cast<uint8_t>(Opcode::Set);
   request.opaque = 99;
   Bytes out;
-  Dispatcher::append_error(request, Status::E2big, out);
+  Dispatcher::append_error(request, Status::E2big, session_, out);
   const std::vector<Response> answers = decode_all(out);
   ASSERT_EQ(answers.size(), 1u);
   EXPECT_EQ(answers[0].opcode, static_cast<uint8_t>(Opcode::Set));

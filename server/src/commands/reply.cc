@@ -1,7 +1,10 @@
 #include "commands/reply.h"
 
+#include <chrono>
+
 #include "protocol/codec.h"
 #include "protocol/opcode.h"
+#include "protocol/server_duration.h"
 
 namespace tern::commands {
 
@@ -9,6 +12,9 @@ using protocol::Opcode;
 using protocol::Status;
 
 namespace {
+
+constexpr uint8_t kJsonDatatype = 0x01;
+constexpr uint8_t kServerDurationFrame = 0x02;  // frame id 0, two bytes of data
 
 std::span<const uint8_t> bytes_of(std::string_view text) {
   return {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
@@ -18,10 +24,48 @@ bool is_quiet_retrieval(Opcode op) {
   return op == Opcode::GetQ || op == Opcode::GetKQ || op == Opcode::GatQ;
 }
 
+int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 }  // namespace
 
-Reply::Reply(const protocol::Frame& request, std::vector<uint8_t>& out)
-    : request_(request), out_(out) {}
+Status classic_status(Status status) {
+  switch (status) {
+    case Status::Success:
+    case Status::KeyEnoent:
+    case Status::KeyEexists:
+    case Status::E2big:
+    case Status::Einval:
+    case Status::NotStored:
+    case Status::DeltaBadval:
+    case Status::NotMyVbucket:
+    case Status::NoBucket:
+    case Status::AuthError:
+    case Status::AuthContinue:
+    case Status::Erange:
+    case Status::UnknownCommand:
+    case Status::Enomem:
+    case Status::NotSupported:
+    case Status::Einternal:
+    case Status::Ebusy:
+    case Status::Etmpfail:
+      return status;
+    // As Couchbase maps them for clients that predate XERROR.
+    case Status::Locked: return Status::KeyEexists;
+    case Status::NotLocked: return Status::Etmpfail;
+    case Status::Eaccess: return Status::AuthError;
+    case Status::SyncWriteInProgress: return Status::Etmpfail;
+    case Status::SyncWriteReCommitInProgress: return Status::Etmpfail;
+    default: return Status::Einval;
+  }
+}
+
+Reply::Reply(const protocol::Frame& request, std::vector<uint8_t>& out,
+             const ReplyContext& context)
+    : request_(request), out_(out), context_(context) {}
 
 bool Reply::silent(Status status) const {
   const auto op = static_cast<Opcode>(request_.opcode);
@@ -31,7 +75,25 @@ bool Reply::silent(Status status) const {
 }
 
 void Reply::success(const ReplyBody& body) {
-  if (!silent(Status::Success)) append(Status::Success, body);
+  if (context_.mutated_vbucket == nullptr) {
+    if (!silent(Status::Success)) append(Status::Success, body);
+    return;
+  }
+  // Counted even when a quiet mutation stays silent: the seqno is the vbucket's, not the
+  // answer's.
+  engine::VBucket& vbucket = *context_.mutated_vbucket;
+  const uint64_t seqno = vbucket.record_mutation();
+  if (silent(Status::Success)) return;
+  if (!context_.features.has(Feature::MutationSeqno)) {
+    append(Status::Success, body);
+    return;
+  }
+  uint8_t token[16];
+  protocol::store_be64(token, vbucket.uuid());
+  protocol::store_be64(token + 8, seqno);
+  ReplyBody with_token = body;
+  with_token.extras = token;
+  append(Status::Success, with_token);
 }
 
 void Reply::error(Status status) {
@@ -42,23 +104,38 @@ void Reply::error_with_key(Status status, std::string_view key) {
   if (!silent(status)) append(status, ReplyBody{.key = key});
 }
 
+void Reply::error_with_json(Status status, std::string_view json) {
+  if (!silent(status)) append(status, ReplyBody{.value = json, .datatype = kJsonDatatype});
+}
+
 void Reply::append(Status status, const ReplyBody& body) {
+  const FeatureSet& features = context_.features;
   protocol::FrameParts parts;
   parts.magic = static_cast<uint8_t>(protocol::Magic::ClientResponse);
   parts.opcode = request_.opcode;
-  parts.datatype = body.datatype;
+  parts.datatype = features.has(Feature::Json) ? body.datatype : body.datatype & ~kJsonDatatype;
+  if (!features.has(Feature::Xerror)) status = classic_status(status);
   parts.vbucket_or_status = static_cast<uint16_t>(status);
   parts.opaque = request_.opaque;
   parts.cas = body.cas;
   parts.extras = body.extras;
   parts.key = bytes_of(body.key);
   parts.value = bytes_of(body.value);
+  uint8_t duration_frame[3];
+  if (features.has(Feature::Tracing)) {
+    const int64_t micros = (steady_ns() - context_.received_ns) / 1000;
+    const uint16_t encoded = protocol::encode_server_duration(micros > 0 ? micros : 0);
+    duration_frame[0] = kServerDurationFrame;
+    protocol::store_be16(duration_frame + 1, encoded);
+    parts.magic = static_cast<uint8_t>(protocol::Magic::AltClientResponse);
+    parts.framing_extras = duration_frame;
+  }
   protocol::append_frame(parts, out_);
 }
 
 void Reply::append_error(const protocol::Frame& request, Status status,
-                         std::vector<uint8_t>& out) {
-  Reply(request, out).append(status, ReplyBody{.value = protocol::status_text(status)});
+                         std::vector<uint8_t>& out, const ReplyContext& context) {
+  Reply(request, out, context).append(status, ReplyBody{.value = protocol::status_text(status)});
 }
 
 }  // namespace tern::commands

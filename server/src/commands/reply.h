@@ -1,13 +1,21 @@
 #pragma once
-// Encodes the responses to one request. Applies the quiet variants' rule of silence in one
-// place: quiet mutations answer only errors; quiet retrievals (GETQ, GETKQ, GATQ) stay silent
-// on a miss and answer everything else.
+// Encodes the responses to one request. Applies in one place the rules every answer
+// follows:
+// - quiet variants' silence: quiet mutations answer only errors; quiet retrievals (GETQ,
+//   GETKQ, GATQ) stay silent on a miss and answer everything else;
+// - the connection's features: statuses a client without XERROR does not know are mapped
+//   down to classic ones; the JSON datatype bit is cleared for clients that did not ask for
+//   JSON; with Tracing every answer carries the server's duration (magic 0x18);
+// - mutations: a successful one counts a seqno on its vbucket, and with MutationSeqno its
+//   answer carries the vbucket uuid and that seqno as extras.
 
 #include <cstdint>
 #include <span>
 #include <string_view>
 #include <vector>
 
+#include "commands/features.h"
+#include "engine/vbucket.h"
 #include "protocol/frame.h"
 #include "protocol/status.h"
 
@@ -22,9 +30,21 @@ struct ReplyBody {
   uint64_t cas = 0;
 };
 
+// What the answers to one request depend on beyond the request itself.
+struct ReplyContext {
+  FeatureSet features;
+  // Set for a mutation: its success is counted on this vbucket.
+  engine::VBucket* mutated_vbucket = nullptr;
+  // When the request was received (steady nanoseconds), for the Tracing frame.
+  int64_t received_ns = 0;
+};
+
+// The classic-protocol status a client without XERROR gets for `status`.
+protocol::Status classic_status(protocol::Status status);
+
 class Reply {
  public:
-  Reply(const protocol::Frame& request, std::vector<uint8_t>& out);
+  Reply(const protocol::Frame& request, std::vector<uint8_t>& out, const ReplyContext& context);
 
   // A success response, unless the request is a quiet mutation.
   void success(const ReplyBody& body = {});
@@ -36,18 +56,22 @@ class Reply {
   // As error(), but the body is `key` instead of the status text (memcached's GETK miss).
   void error_with_key(protocol::Status status, std::string_view key);
 
+  // As error(), but the body is JSON (a cluster map, an error context).
+  void error_with_json(protocol::Status status, std::string_view json);
+
   // A response whatever the quietness (each STAT pair).
   void append(protocol::Status status, const ReplyBody& body);
 
   // Appends an error response for `request` to `out`.
   static void append_error(const protocol::Frame& request, protocol::Status status,
-                           std::vector<uint8_t>& out);
+                           std::vector<uint8_t>& out, const ReplyContext& context);
 
  private:
   bool silent(protocol::Status status) const;
 
   const protocol::Frame& request_;
   std::vector<uint8_t>& out_;
+  const ReplyContext& context_;
 };
 
 }  // namespace tern::commands

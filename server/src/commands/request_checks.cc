@@ -1,6 +1,8 @@
 #include "commands/request_checks.h"
 
+#include "protocol/codec.h"
 #include "protocol/frame_info.h"
+#include "protocol/opcode.h"
 
 namespace tern::commands {
 
@@ -9,7 +11,8 @@ using protocol::Status;
 
 namespace {
 
-constexpr uint8_t kKnownDatatypeBits = 0x07;  // JSON, Snappy, XATTR
+constexpr uint8_t kSnappyDatatype = 0x02;
+constexpr uint8_t kXattrDatatype = 0x04;
 constexpr uint8_t kDurabilityMajority = 1;
 constexpr uint8_t kLastDurabilityLevel = 3;
 
@@ -26,23 +29,36 @@ Status check_durability(const CommandSpec& spec, std::span<const uint8_t> data) 
   return Status::DurabilityInvalidLevel;
 }
 
+Status check_preserve_ttl(const CommandSpec& spec, std::span<const uint8_t> data) {
+  // A delete leaves no document whose TTL could be kept.
+  if (!spec.is_mutation || spec.opcode == protocol::Opcode::Delete) return Status::Einval;
+  return data.empty() ? Status::Success : Status::Einval;
+}
+
 }  // namespace
 
-Status check_shape(const CommandSpec& spec, const protocol::Frame& request) {
+Status check_shape(const CommandSpec& spec, const protocol::Frame& request,
+                   const FeatureSet& features) {
   const size_t extras = request.extras.size();
   if (extras != spec.extras_lengths[0] && extras != spec.extras_lengths[1]) {
     return Status::Einval;
   }
   const size_t key = request.key.size();
-  if (key > kMaxKeyLength) return Status::Einval;
+  if (key > kMaxPrefixedKeyLength) return Status::Einval;
   if (spec.key == KeyRule::Required && key == 0) return Status::Einval;
   if (spec.key == KeyRule::Forbidden && key != 0) return Status::Einval;
   if (!spec.takes_value && !request.value.empty()) return Status::Einval;
-  if ((request.datatype & ~kKnownDatatypeBits) != 0) return Status::Einval;
+  if ((request.datatype & ~(0x01 | kSnappyDatatype | kXattrDatatype)) != 0) return Status::Einval;
+  if ((request.datatype & kXattrDatatype) != 0) return Status::Einval;
+  if ((request.datatype & kSnappyDatatype) != 0 &&
+      (!features.has(Feature::Snappy) || !spec.takes_value)) {
+    return Status::Einval;
+  }
   return Status::Success;
 }
 
-Status check_frame_infos(const CommandSpec& spec, const protocol::Frame& request) {
+Status check_frame_infos(const CommandSpec& spec, const protocol::Frame& request,
+                         FrameInfoRequests& requests) {
   protocol::FrameInfoReader reader(request.framing_extras);
   protocol::FrameInfo info;
   while (reader.next(info)) {
@@ -55,7 +71,8 @@ Status check_frame_infos(const CommandSpec& spec, const protocol::Frame& request
         status = check_durability(spec, info.data);
         break;
       case FrameInfoId::PreserveTtl:
-        status = Status::NotSupported;
+        status = check_preserve_ttl(spec, info.data);
+        requests.preserve_ttl = status == Status::Success;
         break;
       default:
         status = Status::UnknownFrameInfo;
@@ -64,6 +81,27 @@ Status check_frame_infos(const CommandSpec& spec, const protocol::Frame& request
     if (status != Status::Success) return status;
   }
   return reader.malformed() ? Status::Einval : Status::Success;
+}
+
+Status decode_document_key(std::span<const uint8_t> wire_key, bool collections,
+                           DocumentKey& out) {
+  auto text = [](std::span<const uint8_t> bytes) {
+    return std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  };
+  if (!collections) {
+    if (wire_key.empty() || wire_key.size() > kMaxKeyLength) return Status::Einval;
+    out = DocumentKey{0, text(wire_key), text(wire_key)};
+    return Status::Success;
+  }
+  uint32_t collection = 0;
+  const size_t prefix = protocol::leb128_decode(wire_key, collection);
+  if (prefix == 0) return Status::Einval;
+  const auto logical = wire_key.subspan(prefix);
+  const size_t limit = collection == 0 ? kMaxKeyLength : kMaxNonDefaultCollectionKeyLength;
+  if (logical.empty() || logical.size() > limit) return Status::Einval;
+  // The default collection's documents are the ones clients without collections see.
+  out = DocumentKey{collection, text(logical), collection == 0 ? text(logical) : text(wire_key)};
+  return Status::Success;
 }
 
 }  // namespace tern::commands

@@ -6,6 +6,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include "protocol/codec.h"
+#include "protocol/opcode.h"
+
 namespace tern::net {
 
 namespace {
@@ -37,7 +40,9 @@ Connection::Connection(asio::ip::tcp::socket socket, commands::Dispatcher& dispa
       linger_timer_(socket_.get_executor()),
       stats_(stats),
       peer_(peer_name(socket_)),
-      requests_(dispatcher, max_item_size, peer_) {
+      session_(dispatcher.node()),
+      requests_(dispatcher, session_, max_item_size, peer_) {
+  session_.peer = peer_;
   stats_.connection_opened();
   spdlog::debug("connection from {} opened", peer_);
 }
@@ -51,6 +56,29 @@ void Connection::start() {
   asio::error_code ignored;
   socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
   socket_.non_blocking(true, ignored);
+  pump();
+}
+
+void Connection::notify_cluster_map(engine::Bucket& bucket) {
+  using commands::Feature;
+  if (closed_ || requests_.closing() || session_.bucket != &bucket ||
+      !session_.features.has(Feature::Duplex) ||
+      !session_.features.has(Feature::ClustermapChangeNotification)) {
+    return;
+  }
+  const auto map = bucket.cluster_map();
+  // Extras: the map's epoch and revision, so a client can skip a map it already has.
+  uint8_t version[16];
+  protocol::store_be64(version, static_cast<uint64_t>(map->epoch()));
+  protocol::store_be64(version + 8, static_cast<uint64_t>(map->rev()));
+  protocol::FrameParts parts;
+  parts.magic = static_cast<uint8_t>(protocol::Magic::ServerRequest);
+  parts.opcode = static_cast<uint8_t>(protocol::ServerOpcode::ClustermapChangeNotification);
+  parts.datatype = session_.features.has(Feature::Json) ? 0x01 : 0x00;
+  parts.extras = version;
+  parts.key = {reinterpret_cast<const uint8_t*>(bucket.name().data()), bucket.name().size()};
+  parts.value = {reinterpret_cast<const uint8_t*>(map->json().data()), map->json().size()};
+  protocol::append_frame(parts, pending_);
   pump();
 }
 

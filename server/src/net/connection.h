@@ -10,6 +10,8 @@
 #include <asio.hpp>
 
 #include "commands/dispatcher.h"
+#include "commands/session.h"
+#include "engine/bucket.h"
 #include "net/read_buffer.h"
 #include "net/request_stream.h"
 #include "net/server_stats.h"
@@ -28,6 +30,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Starts serving; call on the socket's event loop.
   void start();
 
+  // Sends `bucket`'s new cluster map to the client, if it selected that bucket and asked
+  // for notifications (Duplex + ClustermapChangeNotification). Call on the socket's loop.
+  void notify_cluster_map(engine::Bucket& bucket);
+
+  // The event loop the connection runs on.
+  asio::any_io_executor executor() { return socket_.get_executor(); }
+
  private:
   void pump();
   void start_read();
@@ -42,6 +51,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::steady_timer linger_timer_;  // bounds how long linger() waits for the peer
   ServerStats& stats_;
   const std::string peer_;  // for logs
+  commands::Session session_;
   RequestStream requests_;
   ReadBuffer input_;
   std::vector<uint8_t> pending_;  // responses not yet handed to the socket

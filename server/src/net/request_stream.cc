@@ -22,9 +22,12 @@ uint64_t value_length(const Header& h) {
 
 }  // namespace
 
-RequestStream::RequestStream(commands::Dispatcher& dispatcher, size_t max_item_size,
-                             std::string peer)
-    : dispatcher_(dispatcher), max_item_size_(max_item_size), peer_(std::move(peer)) {}
+RequestStream::RequestStream(commands::Dispatcher& dispatcher, commands::Session& session,
+                             size_t max_item_size, std::string peer)
+    : dispatcher_(dispatcher),
+      session_(session),
+      max_item_size_(max_item_size),
+      peer_(std::move(peer)) {}
 
 size_t RequestStream::consume(std::span<const uint8_t> input, std::vector<uint8_t>& out,
                               size_t out_limit) {
@@ -46,10 +49,16 @@ size_t RequestStream::consume(std::span<const uint8_t> input, std::vector<uint8_
 
 size_t RequestStream::consume_frame(std::span<const uint8_t> input, std::vector<uint8_t>& out) {
   Frame frame;
-  if (protocol::decode_frame(input, frame) == DecodeResult::Ok &&
-      protocol::is_client_request_magic(frame.magic) && frame.value.size() <= max_item_size_) {
-    if (dispatcher_.execute(frame, out) == commands::Outcome::Close) closing_ = true;
-    return frame.size();
+  if (protocol::decode_frame(input, frame) == DecodeResult::Ok) {
+    if (protocol::is_client_request_magic(frame.magic) && frame.value.size() <= max_item_size_) {
+      if (dispatcher_.execute(frame, session_, out) == commands::Outcome::Close) closing_ = true;
+      return frame.size();
+    }
+    // Nothing the server asks a client (a cluster map notification) needs its answer.
+    if (frame.magic == static_cast<uint8_t>(protocol::Magic::ServerResponse) &&
+        session_.features.has(commands::Feature::Duplex)) {
+      return frame.size();
+    }
   }
   return screen_frame(input, out);
 }
@@ -64,8 +73,9 @@ size_t RequestStream::screen_frame(std::span<const uint8_t> input, std::vector<u
       return 0;
     case DecodeResult::BadLengths:
       spdlog::debug("closing connection from {}: header lengths exceed the body", peer_);
-      commands::Dispatcher::append_error(protocol::frame_from_header(protocol::decode_header(input)),
-                                         Status::Einval, out);
+      commands::Dispatcher::append_error(
+          protocol::frame_from_header(protocol::decode_header(input)), Status::Einval, session_,
+          out);
       closing_ = true;
       return 0;
     case DecodeResult::Ok:
@@ -79,7 +89,8 @@ size_t RequestStream::screen_frame(std::span<const uint8_t> input, std::vector<u
     return 0;
   }
   if (value_length(header) > max_item_size_) {
-    commands::Dispatcher::append_error(protocol::frame_from_header(header), Status::E2big, out);
+    commands::Dispatcher::append_error(protocol::frame_from_header(header), Status::E2big,
+                                       session_, out);
     uint64_t frame_size = kHeaderSize + uint64_t{header.body_length};
     size_t dropped = std::min<uint64_t>(frame_size, input.size());
     discard_remaining_ = frame_size - dropped;

@@ -1,7 +1,8 @@
 #pragma once
 // Turns the bytes a client sends into executed requests and their responses. Owns the
 // connection-level rules: framing errors end the connection, an oversized body is refused
-// with E2big and discarded as it arrives (never buffered), and QUIT ends it after its answer.
+// with E2big and discarded as it arrives (never buffered), QUIT ends it after its answer, and
+// a Duplex client's answers to the server's own requests (magic 0x83) are taken and dropped.
 // One per connection; not thread-safe.
 
 #include <cstddef>
@@ -11,12 +12,15 @@
 #include <vector>
 
 #include "commands/dispatcher.h"
+#include "commands/session.h"
 
 namespace tern::net {
 
 class RequestStream {
  public:
-  RequestStream(commands::Dispatcher& dispatcher, size_t max_item_size, std::string peer);
+  // `session` is the connection's; both must outlive the stream.
+  RequestStream(commands::Dispatcher& dispatcher, commands::Session& session,
+                size_t max_item_size, std::string peer);
 
   // Executes the complete requests at the front of `input`, appending their responses to
   // `out`, and returns how many bytes it consumed (including bytes of a discarded body).
@@ -40,6 +44,7 @@ class RequestStream {
   size_t screen_frame(std::span<const uint8_t> input, std::vector<uint8_t>& out);
 
   commands::Dispatcher& dispatcher_;
+  commands::Session& session_;
   const size_t max_item_size_;
   const std::string peer_;
   uint64_t discard_remaining_ = 0;  // bytes still to drop of a refused oversized body

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "commands/dispatcher.h"
+#include "commands/test_node.h"
 #include "engine/engine.h"
 #include "protocol/codec.h"
 #include "protocol/opcode.h"
@@ -60,9 +61,10 @@ Status status_of(const protocol::Frame& frame) { return Status(frame.vbucket_or_
 
 class RequestStreamTest : public ::testing::Test {
  protected:
-  engine::Engine engine_{engine::Config{}};
-  commands::Dispatcher dispatcher_{engine_};
-  RequestStream stream_{dispatcher_, kMaxItemSize, "test-peer"};
+  std::unique_ptr<commands::Node> node_ = commands::testing::make_open_node();
+  commands::Session session_{*node_};
+  commands::Dispatcher dispatcher_{*node_};
+  RequestStream stream_{dispatcher_, session_, kMaxItemSize, "test-peer"};
   std::vector<uint8_t> out_;
 };
 

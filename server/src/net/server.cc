@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "commands/node.h"
 #include "net/connection.h"
 
 namespace tern::net {
@@ -29,7 +30,20 @@ Server::Server(const ServerConfig& config, commands::Dispatcher& dispatcher, std
       acceptor_(bound_acceptor(acceptor_loop_, config)),
       signals_(acceptor_loop_, SIGINT, SIGTERM),
       retry_timer_(acceptor_loop_),
-      workers_(config.threads) {}
+      workers_(config.threads) {
+  dispatcher_.node().set_cluster_map_listener(
+      [this](engine::Bucket& bucket) { notify_cluster_map(bucket); });
+}
+
+void Server::notify_cluster_map(engine::Bucket& bucket) {
+  std::lock_guard lock(connections_mutex_);
+  for (const auto& weak : connections_) {
+    if (auto connection = weak.lock()) {
+      asio::post(connection->executor(),
+                 [connection, &bucket] { connection->notify_cluster_map(bucket); });
+    }
+  }
+}
 
 void Server::run() {
   signals_.async_wait([this](const asio::error_code& error, int signal) {
@@ -82,6 +96,11 @@ void Server::on_accept(const asio::error_code& error, asio::ip::tcp::socket sock
     auto& loop = static_cast<asio::io_context&>(socket.get_executor().context());
     auto connection =
         std::make_shared<Connection>(std::move(socket), dispatcher_, config_.max_item_size, stats_);
+    {
+      std::lock_guard lock(connections_mutex_);
+      std::erase_if(connections_, [](const auto& weak) { return weak.expired(); });
+      connections_.push_back(connection);
+    }
     asio::post(loop, [connection] { connection->start(); });
   }
   accept_next();

@@ -1,22 +1,30 @@
 #pragma once
 // The TCP server: accepts connections, refuses those past the limit, hands the rest
 // round-robin to the worker loops, and shuts down cleanly on SIGINT/SIGTERM or stop().
+// When a bucket's cluster map changes, it has every connection that subscribed told.
 
+#include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include <asio.hpp>
 
 #include "commands/dispatcher.h"
+#include "engine/bucket.h"
 #include "net/server_config.h"
 #include "net/server_stats.h"
 #include "net/worker_pool.h"
 
 namespace tern::net {
 
+class Connection;
+
 class Server {
  public:
   // Binds and listens at once (throws std::system_error if it cannot); serves from run().
-  // `dispatcher` must outlive the server.
+  // `dispatcher` must outlive the server. Becomes the listener of the dispatcher's node for
+  // cluster map changes.
   Server(const ServerConfig& config, commands::Dispatcher& dispatcher, std::string version);
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
@@ -38,6 +46,7 @@ class Server {
   void accept_next();
   void on_accept(const asio::error_code& error, asio::ip::tcp::socket socket);
   void shut_down();
+  void notify_cluster_map(engine::Bucket& bucket);
 
   const ServerConfig config_;
   commands::Dispatcher& dispatcher_;
@@ -47,6 +56,8 @@ class Server {
   asio::signal_set signals_;
   asio::steady_timer retry_timer_;
   WorkerPool workers_;
+  std::mutex connections_mutex_;
+  std::vector<std::weak_ptr<Connection>> connections_;  // guarded; may hold closed ones
 };
 
 }  // namespace tern::net

@@ -2,7 +2,10 @@
 
 #include <csignal>
 #include <exception>
+#include <iostream>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include <spdlog/spdlog.h>
 
@@ -13,7 +16,10 @@
 #include "engine/item_pager.h"
 #include "executor/executor_pool.h"
 #include "net/server.h"
+#include "config/file_config.h"
 #include "ternd/executor_stats.h"
+#include "ternd/hash_password.h"
+#include "ternd/node_builder.h"
 #include "ternd/options.h"
 #include "ternd/settings_stats.h"
 #include "ternd/teardown_signals.h"
@@ -35,6 +41,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   auto options = tern::ternd::parse_options(argc, argv, exit_code);
   if (!options) return exit_code;
+  if (options->hash_password) return tern::ternd::run_hash_password(std::cin, std::cout, std::cerr);
   tern::log::init(options->verbose);
   // A peer that vanishes mid-write must cost an error code, not the process.
   std::signal(SIGPIPE, SIG_IGN);
@@ -43,21 +50,27 @@ int main(int argc, char** argv) {
     // First, so that it outlives everything torn down after the server.
     tern::ternd::TeardownSignals teardown_signals;
 
-    tern::engine::Config engine_config;
-    engine_config.memory_quota_bytes = options->memory_mb * 1024 * 1024;
-    engine_config.max_item_size = options->max_item_size;
-    tern::engine::Engine engine(engine_config);
+    std::optional<tern::config::FileConfig> file;
+    if (options->config_path) {
+      file = tern::config::load_config(*options->config_path);
+      for (const std::string& warning : file->warnings) spdlog::warn("{}", warning);
+      tern::ternd::apply_server_settings(file->server, *options);
+    }
+    auto node = tern::ternd::build_node(*options, file ? &*file : nullptr);
 
-    // Background work: expired items are swept out, and memory pressure wakes the evictor.
-    // Declared after the engine so that its tasks stop before the engine goes.
+    // Background work: in each bucket, expired items are swept out, and memory pressure
+    // wakes the evictor. Declared after the node so that its tasks stop before buckets go.
     tern::executor::ExecutorPool executor;
-    executor.schedule(std::make_shared<tern::engine::ExpiryPager>(
-                          engine, options->expiry_pager_interval, tern::executor::kServerOwner),
-                      options->expiry_pager_interval);
-    tern::engine::attach_item_pager(engine, executor, tern::executor::kServerOwner);
+    for (const auto& bucket : node->buckets()) {
+      tern::engine::Engine& documents = bucket->documents();
+      executor.schedule(std::make_shared<tern::engine::ExpiryPager>(
+                            documents, options->expiry_pager_interval, bucket->executor_owner()),
+                        options->expiry_pager_interval);
+      tern::engine::attach_item_pager(documents, executor, bucket->executor_owner());
+    }
     tern::ternd::ExecutorStats executor_stats(executor);
 
-    tern::commands::Dispatcher dispatcher(engine, kVersion);
+    tern::commands::Dispatcher dispatcher(*node);
 
     tern::net::ServerConfig server_config;
     server_config.listen = options->listen;
@@ -69,6 +82,7 @@ int main(int argc, char** argv) {
     teardown_signals.hold();
 
     auto endpoint = server.local_endpoint();
+    tern::ternd::install_single_node_maps(*node, endpoint.port());
     tern::ternd::SettingsStats settings(*options, endpoint.port());
     dispatcher.add_stat_provider(server.stats());
     dispatcher.add_stat_provider(settings);

@@ -1,0 +1,54 @@
+#pragma once
+// The optional protocol features a client turns on with HELLO, by their wire codes. Each one
+// the server acknowledges changes what that connection sends or accepts; the rest are left
+// out of HELLO's answer and stay off.
+
+#include <bitset>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace tern::commands {
+
+enum class Feature : uint16_t {
+  TcpNodelay = 0x03,
+  MutationSeqno = 0x04,  // mutations answer with extras: vbucket uuid u64, seqno u64
+  Xattr = 0x06,
+  Xerror = 0x07,  // statuses newer than the classic set may be sent
+  SelectBucket = 0x08,
+  Snappy = 0x0a,  // values may be Snappy-compressed (datatype bit 0x02)
+  Json = 0x0b,    // the JSON datatype bit is kept on answers
+  Duplex = 0x0c,  // the server may send requests (magic 0x82) on this connection
+  ClustermapChangeNotification = 0x0d,  // new cluster maps are pushed (needs Duplex)
+  UnorderedExecution = 0x0e,
+  Tracing = 0x0f,            // answers carry the server's recv-to-send duration
+  AltRequestSupport = 0x10,  // requests may carry framing extras (magic 0x08)
+  SyncReplication = 0x11,    // mutations may carry a durability requirement
+  Collections = 0x12,        // document keys start with a LEB128 collection id
+  PreserveTtl = 0x14,
+};
+
+class FeatureSet {
+ public:
+  bool has(Feature feature) const { return bits_.test(index(feature)); }
+  void add(Feature feature) { bits_.set(index(feature)); }
+  void clear() { bits_.reset(); }
+
+ private:
+  static size_t index(Feature feature) { return static_cast<size_t>(feature) & 63; }
+  std::bitset<64> bits_;
+};
+
+// Whether ternd implements a feature, and so may acknowledge it.
+bool is_supported(Feature feature);
+
+// The features to acknowledge for a HELLO asking for `requested` (u16 codes, in order):
+// the supported ones, each once, in the order asked, without those whose prerequisite is
+// missing (ClustermapChangeNotification without Duplex).
+std::vector<Feature> negotiate(std::span<const uint16_t> requested);
+
+// A name for logs ("Collections", ...); "unknown" for codes not listed above.
+std::string_view feature_name(Feature feature);
+
+}  // namespace tern::commands

@@ -1,0 +1,63 @@
+// GET_META (what the SDKs' exists() sends), GET_REPLICA and OBSERVE_SEQNO: what a client
+// may learn about a document or a vbucket besides its value.
+#include "commands/command.h"
+#include "commands/engine_status.h"
+#include "protocol/codec.h"
+
+namespace tern::commands {
+
+using protocol::Status;
+
+namespace {
+
+constexpr uint8_t kMetaVersionWithDatatype = 2;
+constexpr uint8_t kObserveNoFailover = 0;
+
+}  // namespace
+
+Outcome get_meta(const Command& cmd) {  // TEMPORARY until engine::get_meta lands
+  cmd.reply.error(Status::NotSupported);
+  return Outcome::Continue;
+}
+
+// A replica vbucket's copy; this node keeps no replicas of its own, so only a vbucket an
+// administrator set to replica state reaches here (others answered NotMyVbucket already).
+Outcome get_replica(const Command& cmd) { return get(cmd); }
+
+// The value is the vbucket uuid the client knows. The answer: format u8 (0: that uuid is
+// still current), vbucket u16, current uuid u64, persisted seqno u64, current seqno u64; or
+// format 1 with the client's uuid and the seqno it was last seen at appended. Nothing is
+// persisted, so the persisted seqno is the current one, as in Couchbase's memory-only buckets.
+Outcome observe_seqno(const Command& cmd) {
+  engine::VBucket* vbucket = cmd.bucket().vbucket(cmd.vbucket_id());
+  if (vbucket == nullptr || (vbucket->state() != cluster::VBucketState::Active &&
+                             vbucket->state() != cluster::VBucketState::Replica)) {
+    cmd.reply.error_with_json(Status::NotMyVbucket, cmd.bucket().cluster_map()->json());
+    return Outcome::Continue;
+  }
+  if (cmd.request.value.size() != 8) {
+    cmd.reply.error(Status::Einval);
+    return Outcome::Continue;
+  }
+  const uint64_t client_uuid = protocol::load_be64(cmd.request.value.data());
+  const uint64_t uuid = vbucket->uuid();
+  const uint64_t seqno = vbucket->high_seqno();
+  uint8_t body[43];
+  const bool failed_over = client_uuid != uuid;
+  body[0] = failed_over ? 1 : kObserveNoFailover;
+  protocol::store_be16(body + 1, cmd.vbucket_id());
+  protocol::store_be64(body + 3, uuid);
+  protocol::store_be64(body + 11, seqno);
+  protocol::store_be64(body + 19, seqno);
+  size_t size = 27;
+  if (failed_over) {
+    // The history the client knew is gone, and with it where it ended; 0 says "unknown".
+    protocol::store_be64(body + 27, client_uuid);
+    protocol::store_be64(body + 35, 0);
+    size = 43;
+  }
+  cmd.reply.success(ReplyBody{.value = Command::as_text(std::span<const uint8_t>(body, size))});
+  return Outcome::Continue;
+}
+
+}  // namespace tern::commands

@@ -1,0 +1,24 @@
+#include "commands/session.h"
+
+namespace tern::commands {
+
+Session::Session(Node& node)
+    : sasl(node.users(), node.settings().allow_plain_auth), node_(node) {
+  bucket = node.initial_bucket();
+  authenticated_ = node.settings().open_access;
+  // memcached clients never say HELLO and must see what they always saw: every status, and
+  // the datatype they stored.
+  if (node.settings().open_access) {
+    features.add(Feature::Xerror);
+    features.add(Feature::Json);
+  }
+}
+
+void Session::authenticate(const auth::User& user) {
+  authenticated_ = true;
+  admin_ = user.admin;
+  user_ = user.name;
+  bucket = nullptr;
+}
+
+}  // namespace tern::commands

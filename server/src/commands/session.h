@@ -1,0 +1,54 @@
+#pragma once
+// One connection's view of who is asking: the features it negotiated with HELLO, the user
+// it authenticated as, the bucket it selected, and its SASL exchange in progress. Owned by
+// the connection, handed to every command; the one place that knows who is asking.
+// Not thread-safe: a connection runs its commands one at a time.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "auth/failure_throttle.h"
+#include "auth/sasl_exchange.h"
+#include "commands/features.h"
+#include "commands/node.h"
+#include "engine/bucket.h"
+
+namespace tern::commands {
+
+class Session {
+ public:
+  // Starts as the node says: authenticated on the first bucket when access is open, else
+  // unauthenticated on the anonymous bucket (if any).
+  explicit Session(Node& node);
+
+  Node& node() const { return node_; }
+
+  FeatureSet features;
+  std::string agent;  // what the client called itself in HELLO, for logs
+  std::string peer;   // the client's address, for logs
+
+  bool authenticated() const { return authenticated_; }
+  bool admin() const { return admin_; }
+  const std::string& user() const { return user_; }
+  // Records a successful authentication; the selected bucket is dropped (Couchbase
+  // requires a new SELECT_BUCKET after authenticating).
+  void authenticate(const auth::User& user);
+
+  // The selected bucket, or nullptr.
+  engine::Bucket* bucket = nullptr;
+
+  auth::SaslExchange sasl;
+  auth::FailureThrottle auth_failures;
+
+  // Scratch space for a request's decompressed value; reused to avoid an allocation each.
+  std::vector<uint8_t> inflated;
+
+ private:
+  Node& node_;
+  bool authenticated_ = false;
+  bool admin_ = false;
+  std::string user_;
+};
+
+}  // namespace tern::commands

@@ -1,0 +1,59 @@
+#include "engine/bucket.h"
+
+#include <random>
+
+#include <fmt/format.h>
+
+namespace tern::engine {
+
+namespace {
+
+uint64_t random_u64() {
+  static thread_local std::mt19937_64 generator{std::random_device{}()};
+  return generator();
+}
+
+std::string random_uuid_hex() {
+  return fmt::format("{:016x}{:016x}", random_u64(), random_u64());
+}
+
+}  // namespace
+
+Bucket::Bucket(std::string name, Config config, cluster::CollectionsManifest manifest,
+               executor::OwnerId owner, const Clock& clock)
+    : name_(std::move(name)),
+      uuid_(random_uuid_hex()),
+      owner_(owner),
+      documents_(config, clock),
+      manifest_(std::move(manifest)),
+      vbuckets_(std::make_unique<VBucket[]>(cluster::kVBucketCount)) {
+  // A node serves every vbucket until an administrator installs a map that says otherwise.
+  for (uint16_t id = 0; id < cluster::kVBucketCount; ++id) {
+    set_vbucket_state(id, cluster::VBucketState::Active);
+  }
+}
+
+bool Bucket::set_vbucket_state(uint16_t id, cluster::VBucketState state) {
+  VBucket* target = vbucket(id);
+  if (target == nullptr) return false;
+  target->set_state(state, random_u64() | 1);  // a uuid of 0 reads as "no history" to clients
+  return true;
+}
+
+std::shared_ptr<const cluster::ClusterMap> Bucket::cluster_map() const {
+  std::lock_guard lock(map_mutex_);
+  return map_;
+}
+
+bool Bucket::install_cluster_map(cluster::ClusterMap map) {
+  auto replacement = std::make_shared<const cluster::ClusterMap>(std::move(map));
+  std::lock_guard lock(map_mutex_);
+  if (map_ && !replacement->newer_than(map_->epoch(), map_->rev()) &&
+      !(replacement->epoch() == map_->epoch() && replacement->rev() == map_->rev())) {
+    return false;
+  }
+  map_ = std::move(replacement);
+  return true;
+}
+
+}  // namespace tern::engine

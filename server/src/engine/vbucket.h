@@ -1,0 +1,47 @@
+#pragma once
+// A vbucket: one of the 1024 partitions of a bucket's key space, as Couchbase splits it.
+// Clients route each key to a vbucket by CRC; this node serves a request only if it holds
+// that vbucket in the active state. Each vbucket numbers its mutations with a sequence
+// number (seqno) that only grows, qualified by a uuid that names this history of it: a
+// client that saw (uuid, seqno) can later ask whether that mutation is still there.
+//
+// The documents themselves live in the bucket's hash table, shared by all its vbuckets:
+// memcached clients send every key on vbucket 0, and one table sharded by key hash keeps
+// their writes spread over many locks.
+//
+// Thread-safe: every member may be read and changed concurrently.
+
+#include <atomic>
+#include <cstdint>
+
+#include "cluster/vbucket_state.h"
+
+namespace tern::engine {
+
+class alignas(64) VBucket {  // one cache line each: neighbours are written by other threads
+ public:
+  VBucket() = default;
+  VBucket(const VBucket&) = delete;
+  VBucket& operator=(const VBucket&) = delete;
+
+  cluster::VBucketState state() const { return state_.load(std::memory_order_acquire); }
+
+  // Moving into the active state from any other starts a new history: a new uuid, and the
+  // seqno carries on (it never goes back, so no client mistakes old numbers for new ones).
+  void set_state(cluster::VBucketState state, uint64_t new_uuid);
+
+  uint64_t uuid() const { return uuid_.load(std::memory_order_acquire); }
+
+  // Counts one mutation and returns its seqno: 1 for the first, then one more each time.
+  uint64_t record_mutation() { return seqno_.fetch_add(1, std::memory_order_acq_rel) + 1; }
+
+  // The seqno of the latest mutation (0 before any).
+  uint64_t high_seqno() const { return seqno_.load(std::memory_order_acquire); }
+
+ private:
+  std::atomic<cluster::VBucketState> state_{cluster::VBucketState::Dead};  // until given one
+  std::atomic<uint64_t> uuid_{0};
+  std::atomic<uint64_t> seqno_{0};
+};
+
+}  // namespace tern::engine

@@ -1,0 +1,23 @@
+#pragma once
+// Builds the node ternd serves: from a config file's buckets and users, or, without one, a
+// memcached-style node with one open bucket, `default`.
+
+#include <memory>
+
+#include "commands/node.h"
+#include "config/file_config.h"
+#include "ternd/options.h"
+
+namespace tern::ternd {
+
+// The node for `options` and, if ternd was given --config, that file's contents. Each
+// bucket's executor owner is its position plus one (0 is the server's own tasks).
+std::unique_ptr<commands::Node> build_node(const Options& options,
+                                           const config::FileConfig* file);
+
+// Gives every bucket the map of a one-node cluster served on `port`: all vbuckets here. Its
+// revEpoch is the start time, so a client that remembers a map from an earlier run of this
+// node takes the new one as newer.
+void install_single_node_maps(commands::Node& node, uint16_t port);
+
+}  // namespace tern::ternd
