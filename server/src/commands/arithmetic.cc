@@ -1,6 +1,7 @@
 // INCREMENT and DECREMENT: extras are delta u64, initial u64, expiry u32; the answer's
 // value is the counter after the operation as a big-endian u64.
 #include "commands/command.h"
+#include "commands/engine_status.h"
 #include "protocol/codec.h"
 
 namespace tern::commands {
@@ -11,9 +12,10 @@ Outcome arithmetic(const Command& cmd) {
   const uint32_t expiry = protocol::load_be32(cmd.extras() + 16);
   const engine::ArithmeticResult result =
       cmd.engine.arithmetic(cmd.key(), cmd.opcode == protocol::Opcode::Increment, delta,
-                            initial, expiry, cmd.request.cas);
-  if (result.status != protocol::Status::Success) {
-    cmd.reply.error(result.status);
+                            initial, expiry, cmd.request.cas,
+                            engine::MutationOptions{.preserve_ttl = cmd.preserve_ttl});
+  if (result.status != engine::Status::Success) {
+    cmd.reply.error(to_wire(result.status));
     return Outcome::Continue;
   }
   uint8_t counter[8];

@@ -1,22 +1,23 @@
 // GET and its relatives: every hit answers with 4 bytes of flags, the value and its CAS.
 #include "commands/command.h"
+#include "commands/engine_status.h"
 #include "protocol/codec.h"
 
 namespace tern::commands {
 
 using protocol::Opcode;
-using protocol::Status;
 
 namespace {
 
 bool echoes_key(Opcode op) { return op == Opcode::GetK; }
 
 Outcome answer(const Command& cmd, const engine::GetResult& result) {
-  if (result.status != Status::Success) {
-    if (result.status == Status::KeyEnoent && echoes_key(cmd.opcode)) {
-      cmd.reply.error_with_key(result.status, cmd.key());
+  if (result.status != engine::Status::Success) {
+    const protocol::Status status = to_wire(result.status);
+    if (result.status == engine::Status::NotFound && echoes_key(cmd.opcode)) {
+      cmd.reply.error_with_key(status, cmd.key());
     } else {
-      cmd.reply.error(result.status);
+      cmd.reply.error(status);
     }
     return Outcome::Continue;
   }
@@ -50,8 +51,8 @@ Outcome get_locked(const Command& cmd) {
 Outcome touch(const Command& cmd) {
   const engine::MutationResult result =
       cmd.engine.touch(cmd.key(), protocol::load_be32(cmd.extras()));
-  if (result.status != Status::Success) {
-    cmd.reply.error(result.status);
+  if (result.status != engine::Status::Success) {
+    cmd.reply.error(to_wire(result.status));
   } else {
     cmd.reply.success(ReplyBody{.cas = result.cas});
   }
@@ -62,12 +63,12 @@ Outcome unlock(const Command& cmd) {
   // The lock CAS is what proves the caller holds the lock; without one there is nothing to
   // check.
   if (cmd.request.cas == 0) {
-    cmd.reply.error(Status::Einval);
+    cmd.reply.error(protocol::Status::Einval);
     return Outcome::Continue;
   }
-  const Status status = cmd.engine.unlock(cmd.key(), cmd.request.cas);
-  if (status != Status::Success) {
-    cmd.reply.error(status);
+  const engine::Status status = cmd.engine.unlock(cmd.key(), cmd.request.cas);
+  if (status != engine::Status::Success) {
+    cmd.reply.error(to_wire(status));
   } else {
     cmd.reply.success();
   }

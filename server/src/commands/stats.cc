@@ -7,36 +7,10 @@ namespace tern::commands {
 
 namespace {
 
-void emit_engine_stats(const engine::Stats& s, const StatEmitter& emit) {
-  const std::pair<std::string_view, uint64_t> pairs[] = {
-      {"curr_items", s.curr_items},
-      {"total_items", s.total_items},
-      {"bytes", s.mem_used},
-      {"mem_used", s.mem_used},
-      {"limit_maxbytes", s.mem_quota},
-      {"mem_quota", s.mem_quota},
-      {"cmd_get", s.cmd_get},
-      {"cmd_set", s.cmd_set},
-      {"cmd_touch", s.cmd_touch},
-      {"cmd_flush", s.cmd_flush},
-      {"get_hits", s.get_hits},
-      {"get_misses", s.get_misses},
-      {"touch_hits", s.touch_hits},
-      {"touch_misses", s.touch_misses},
-      {"delete_hits", s.delete_hits},
-      {"delete_misses", s.delete_misses},
-      {"incr_hits", s.incr_hits},
-      {"incr_misses", s.incr_misses},
-      {"decr_hits", s.decr_hits},
-      {"decr_misses", s.decr_misses},
-      {"cas_hits", s.cas_hits},
-      {"cas_misses", s.cas_misses},
-      {"cas_badval", s.cas_badval},
-      {"evictions", s.evictions},
-      {"expired_items", s.expired_items},
-      {"reclaimed", s.reclaimed_bytes},
-  };
-  for (const auto& [name, value] : pairs) emit(name, std::to_string(value));
+// The names and order come from engine/stats.def, the one list of engine statistics.
+void emit_engine_stats(const engine::Stats& stats, const StatEmitter& emit) {
+  stats.for_each(
+      [&emit](std::string_view name, uint64_t value) { emit(name, std::to_string(value)); });
 }
 
 }  // namespace

@@ -1,23 +1,27 @@
 // Mutations that store, concatenate or remove whole values, and FLUSH.
 #include "commands/command.h"
+#include "commands/engine_status.h"
 #include "protocol/codec.h"
 
 namespace tern::commands {
 
 using protocol::Opcode;
-using protocol::Status;
 
 namespace {
 
 // Success carries the new CAS, except after DELETE: memcached answers a delete with CAS 0
 // and its conformance tester (memccapable) checks that.
 Outcome answer(const Command& cmd, const engine::MutationResult& result, bool with_cas) {
-  if (result.status != Status::Success) {
-    cmd.reply.error(result.status);
+  if (result.status != engine::Status::Success) {
+    cmd.reply.error(to_wire(result.status));
   } else {
     cmd.reply.success(ReplyBody{.cas = with_cas ? result.cas : 0});
   }
   return Outcome::Continue;
+}
+
+engine::MutationOptions options_of(const Command& cmd) {
+  return {.preserve_ttl = cmd.preserve_ttl};
 }
 
 engine::StoreMode store_mode(Opcode op) {
@@ -35,14 +39,16 @@ Outcome store(const Command& cmd) {
   const uint32_t expiry = protocol::load_be32(cmd.extras() + 4);
   return answer(cmd,
                 cmd.engine.store(store_mode(cmd.opcode), cmd.key(), cmd.value(), flags, expiry,
-                                 cmd.request.datatype, cmd.request.cas),
+                                 cmd.request.datatype, cmd.request.cas, options_of(cmd)),
                 true);
 }
 
 Outcome concat(const Command& cmd) {
   const auto mode =
       cmd.opcode == Opcode::Append ? engine::ConcatMode::Append : engine::ConcatMode::Prepend;
-  return answer(cmd, cmd.engine.concat(mode, cmd.key(), cmd.value(), cmd.request.cas), true);
+  return answer(
+      cmd, cmd.engine.concat(mode, cmd.key(), cmd.value(), cmd.request.cas, options_of(cmd)),
+      true);
 }
 
 Outcome remove(const Command& cmd) {

@@ -78,8 +78,8 @@ TEST_F(EngineTest, ArithmeticKeepsAnExistingItemsMetadata) {
 }
 
 TEST_F(EngineTest, NoCreateExpiryFailsOnMissingKey) {
-  EXPECT_EQ(engine_.arithmetic("c", true, 1, 0, kNoCreate, 0).status, Status::KeyEnoent);
-  EXPECT_EQ(engine_.arithmetic("c", false, 1, 0, kNoCreate, 0).status, Status::KeyEnoent);
+  EXPECT_EQ(engine_.arithmetic("c", true, 1, 0, kNoCreate, 0).status, Status::NotFound);
+  EXPECT_EQ(engine_.arithmetic("c", false, 1, 0, kNoCreate, 0).status, Status::NotFound);
   EXPECT_EQ(value_of("c"), kMissing);
   set("c", "9");
   EXPECT_EQ(engine_.arithmetic("c", true, 1, 0, kNoCreate, 0).value, 10u);
@@ -108,17 +108,17 @@ TEST_F(EngineTest, CounterWithSurroundingSpacesCounts) {
   EXPECT_EQ(value_of("c"), "13");
 }
 
-TEST_F(EngineTest, NonNumericValueIsDeltaBadval) {
+TEST_F(EngineTest, NonNumericValueIsNotANumber) {
   set("c", "abc");
-  EXPECT_EQ(engine_.arithmetic("c", true, 1, 0, 0, 0).status, Status::DeltaBadval);
+  EXPECT_EQ(engine_.arithmetic("c", true, 1, 0, 0, 0).status, Status::NotANumber);
   set("c", "99999999999999999999");  // over 2^64
-  EXPECT_EQ(engine_.arithmetic("c", true, 1, 0, 0, 0).status, Status::DeltaBadval);
+  EXPECT_EQ(engine_.arithmetic("c", true, 1, 0, 0, 0).status, Status::NotANumber);
   EXPECT_EQ(value_of("c"), "99999999999999999999");
 }
 
 TEST_F(EngineTest, ArithmeticHonoursCas) {
   const uint64_t cas = set("c", "1").cas;
-  EXPECT_EQ(engine_.arithmetic("c", true, 1, 0, 0, cas + 1).status, Status::KeyEexists);
+  EXPECT_EQ(engine_.arithmetic("c", true, 1, 0, 0, cas + 1).status, Status::CasMismatch);
   ArithmeticResult result = engine_.arithmetic("c", true, 1, 0, 0, cas);
   EXPECT_EQ(result.status, Status::Success);
   EXPECT_EQ(result.value, 2u);
@@ -142,17 +142,17 @@ TEST_F(EngineTest, ConcatOnMissingKeyIsNotStored) {
   EXPECT_EQ(value_of("k"), kMissing);
 }
 
-TEST_F(EngineTest, ConcatOverMaxItemSizeIsE2big) {
+TEST_F(EngineTest, ConcatOverMaxItemSizeIsTooBig) {
   const std::string half(engine_.config().max_item_size / 2, 'a');
   set("k", half);
   EXPECT_EQ(engine_.concat(ConcatMode::Append, "k", half, 0).status, Status::Success);
-  EXPECT_EQ(engine_.concat(ConcatMode::Append, "k", "x", 0).status, Status::E2big);
+  EXPECT_EQ(engine_.concat(ConcatMode::Append, "k", "x", 0).status, Status::TooBig);
   EXPECT_EQ(value_of("k"), half + half);
 }
 
 TEST_F(EngineTest, ConcatHonoursCas) {
   const uint64_t cas = set("k", "a").cas;
-  EXPECT_EQ(engine_.concat(ConcatMode::Append, "k", "b", cas + 1).status, Status::KeyEexists);
+  EXPECT_EQ(engine_.concat(ConcatMode::Append, "k", "b", cas + 1).status, Status::CasMismatch);
   MutationResult result = engine_.concat(ConcatMode::Append, "k", "b", cas);
   EXPECT_EQ(result.status, Status::Success);
   EXPECT_EQ(engine_.get("k").item->cas, result.cas);

@@ -10,16 +10,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string_view>
 
 #include "common/clock.h"
 #include "engine/item.h"
-#include "protocol/status.h"
+#include "engine/status.h"
 
 namespace tern::engine {
-
-using protocol::Status;
 
 struct Config {
   size_t memory_quota_bytes = 1024ull * 1024 * 1024;
@@ -32,12 +31,16 @@ struct Config {
   uint32_t high_watermark_percent = 85;
   uint32_t low_watermark_percent = 75;
   // A write that does not fit evicts what it needs inline, then retries once, so writes keep
-  // succeeding even when the pager falls behind. Off: such a write fails with Enomem.
+  // succeeding even when the pager falls behind. Off: such a write fails with OutOfMemory.
   bool evict_when_full = true;
+  // How long a removed document's tombstone is kept, so that GET_META reports the document
+  // deleted rather than unknown (Couchbase's metadata purge interval); afterwards the expiry
+  // pager purges it. 0 keeps no tombstones: a remove forgets the key at once.
+  uint32_t metadata_purge_seconds = 60 * 60;
 };
 
 struct GetResult {
-  Status status = Status::KeyEnoent;
+  Status status = Status::NotFound;
   ItemPtr item;  // set when status is Success
 };
 
@@ -52,34 +55,49 @@ struct ArithmeticResult {
   uint64_t value = 0;  // the counter after the operation
 };
 
+// What GET_META reports of a document: its metadata without its value.
+struct MetaResult {
+  Status status = Status::NotFound;  // Success for a live document or a tombstone
+  bool deleted = false;              // a tombstone: the document was removed
+  uint32_t flags = 0;
+  // Absolute Unix seconds: when the document expires (0: never); for a tombstone, when the
+  // document was removed (as Couchbase reports it).
+  uint32_t expiry = 0;
+  uint64_t rev_seqno = 0;  // see Item::rev_seqno
+  uint8_t datatype = 0;
+  uint64_t cas = 0;  // kLockedCas while the document is locked
+};
+
+// What a mutation may ask for beyond its own arguments (Couchbase carries these in the
+// request's frame infos). Every mutation takes them, so callers pass them through without
+// knowing which mutation honours what; each method's comment says what applies to it.
+struct MutationOptions {
+  // Keep the live document's expiry instead of setting the request's (PreserveTtl). A
+  // mutation that creates the document (or finds only a tombstone) uses the request's.
+  bool preserve_ttl = false;
+};
+
 enum class StoreMode { Set, Add, Replace };
 enum class ConcatMode { Append, Prepend };
 
+// The engine's statistics, one member per line of engine/stats.def.
 struct Stats {
-  uint64_t curr_items = 0;
-  uint64_t total_items = 0;  // items ever stored
-  uint64_t mem_used = 0;     // bytes accounted to items (keys, values, overhead)
-  uint64_t mem_quota = 0;
-  uint64_t get_hits = 0;
-  uint64_t get_misses = 0;
-  uint64_t cmd_get = 0;
-  uint64_t cmd_set = 0;
-  uint64_t cmd_touch = 0;
-  uint64_t touch_hits = 0;
-  uint64_t touch_misses = 0;
-  uint64_t delete_hits = 0;
-  uint64_t delete_misses = 0;
-  uint64_t incr_hits = 0;
-  uint64_t incr_misses = 0;
-  uint64_t decr_hits = 0;
-  uint64_t decr_misses = 0;
-  uint64_t cas_hits = 0;
-  uint64_t cas_misses = 0;  // CAS given for a key that does not exist
-  uint64_t cas_badval = 0;  // CAS mismatch
-  uint64_t cmd_flush = 0;
-  uint64_t evictions = 0;
-  uint64_t expired_items = 0;  // removed because their expiry passed (lazily or by a pager)
-  uint64_t reclaimed_bytes = 0;
+#define TERN_ENGINE_COUNTER(member, ...) uint64_t member = 0;
+#define TERN_ENGINE_VALUE(member, ...) uint64_t member = 0;
+#include "engine/stats.def"
+
+  // Calls visit(stat_name, value) for every STAT name of every statistic, in STAT order.
+  template <class Visit>
+  void for_each(Visit&& visit) const {
+#define TERN_ENGINE_STAT_NAMES(member, ...) \
+  for (std::string_view name : std::initializer_list<std::string_view>{__VA_ARGS__}) { \
+    visit(name, member);                                                              \
+  }
+#define TERN_ENGINE_COUNTER TERN_ENGINE_STAT_NAMES
+#define TERN_ENGINE_VALUE TERN_ENGINE_STAT_NAMES
+#include "engine/stats.def"
+#undef TERN_ENGINE_STAT_NAMES
+  }
 };
 
 class Engine {
@@ -91,7 +109,7 @@ class Engine {
 
   const Config& config() const { return config_; }
 
-  // KeyEnoent on a miss or an expired item. A locked item is still readable, but its CAS
+  // NotFound on a miss or an expired item. A locked item is still readable, but its CAS
   // reads as kLockedCas (as Couchbase does) so that only the lock holder can mutate it.
   GetResult get(std::string_view key);
 
@@ -105,29 +123,42 @@ class Engine {
 
   // Unlocks with the CAS from get_locked; the item keeps that CAS. Wrong CAS: Locked
   // (Couchbase 7 answers Locked; older servers answered Etmpfail). Not locked (or the lock
-  // expired): NotLocked. Missing: KeyEnoent.
+  // expired): NotLocked. Missing: NotFound.
   Status unlock(std::string_view key, uint64_t cas);
 
-  // SET/ADD/REPLACE. cas != 0 requires a match (KeyEexists on mismatch, KeyEnoent if
-  // absent). Add on an existing key: KeyEexists. Replace on a missing key: KeyEnoent. A
-  // locked item accepts only a mutation carrying its lock CAS (else Locked), which unlocks
-  // it. Value over max_item_size: E2big. Over the quota with nothing evictable: Enomem.
+  // SET/ADD/REPLACE. cas != 0 requires a match (CasMismatch on mismatch, NotFound if
+  // absent). Add on an existing key: Exists. Replace on a missing key: NotFound. A locked
+  // item accepts only a mutation carrying its lock CAS (else Locked), which unlocks it.
+  // Value over max_item_size: TooBig. Over the quota with nothing evictable: OutOfMemory.
+  // options.preserve_ttl: SET and REPLACE of a live document keep its expiry; ADD only ever
+  // creates, so it always takes `expiry`.
   MutationResult store(StoreMode mode, std::string_view key, std::string_view value,
-                       uint32_t flags, uint32_t expiry, uint8_t datatype, uint64_t cas);
+                       uint32_t flags, uint32_t expiry, uint8_t datatype, uint64_t cas,
+                       MutationOptions options = {});
 
-  // DELETE, with the same CAS and lock rules as store.
+  // DELETE, with the same CAS and lock rules as store. Leaves a tombstone (Item::deleted)
+  // for Config::metadata_purge_seconds: it costs the memory of an item with an empty value
+  // and may be evicted like one, but every operation other than get_meta treats the key as
+  // absent, and no statistic counts it (curr_items, evictions, expired_items...).
   MutationResult remove(std::string_view key, uint64_t cas);
 
-  // INCREMENT/DECREMENT. A missing key is created with `initial` (flags 0, raw datatype)
-  // unless expiry is 0xffffffff (then KeyEnoent); an existing item keeps its expiry. A value
-  // memcached would not read as a number (counter_value.h): DeltaBadval. Increment wraps at
-  // 2^64; decrement stops at 0.
-  ArithmeticResult arithmetic(std::string_view key, bool increment, uint64_t delta,
-                              uint64_t initial, uint32_t expiry, uint64_t cas);
+  // GET_META: the metadata of a live document or of a tombstone (deleted = true). NotFound
+  // when there is neither. Counts in no statistic and changes nothing, not even recency.
+  MetaResult get_meta(std::string_view key);
 
-  // APPEND/PREPEND: missing key NotStored; keeps flags, expiry and datatype.
+  // INCREMENT/DECREMENT. A missing key is created with `initial` (flags 0, raw datatype)
+  // unless expiry is 0xffffffff (then NotFound); an existing item keeps its expiry. A value
+  // memcached would not read as a number (counter_value.h): NotANumber. Increment wraps at
+  // 2^64; decrement stops at 0. An existing item's expiry is kept with or without
+  // options.preserve_ttl (as memcached and Couchbase do).
+  ArithmeticResult arithmetic(std::string_view key, bool increment, uint64_t delta,
+                              uint64_t initial, uint32_t expiry, uint64_t cas,
+                              MutationOptions options = {});
+
+  // APPEND/PREPEND: missing key NotStored; keeps flags, expiry and datatype (so
+  // options.preserve_ttl changes nothing: the expiry is always preserved).
   MutationResult concat(ConcatMode mode, std::string_view key, std::string_view value,
-                        uint64_t cas);
+                        uint64_t cas, MutationOptions options = {});
 
   // TOUCH: new expiry, keeps the value; returns the new CAS. Locked: Locked.
   MutationResult touch(std::string_view key, uint32_t expiry);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -11,6 +12,9 @@
 #include "engine/hash_table.h"
 
 namespace tern::engine {
+
+// Failed expectations print the status by name.
+inline void PrintTo(Status status, std::ostream* out) { *out << status_name(status); }
 
 // Few shards so that tests exercise collisions, small limits so that they are reachable.
 inline Config small_config() {
@@ -39,16 +43,16 @@ class EngineTest : public ::testing::Test {
     return engine_.store(StoreMode::Set, key, value, 0, expiry, 0, cas);
   }
 
-  // The value of `key`, or "<status N>" when the get fails.
+  // The value of `key`, or "<Status>" (e.g. "<NotFound>") when the get fails.
   std::string value_of(std::string_view key) {
     GetResult result = engine_.get(key);
     if (result.status != Status::Success) {
-      return "<status " + std::to_string(static_cast<int>(result.status)) + ">";
+      return "<" + std::string(status_name(result.status)) + ">";
     }
     return std::string(result.item->value());
   }
 
-  static constexpr std::string_view kMissing = "<status 1>";
+  static constexpr std::string_view kMissing = "<NotFound>";
 
   ManualClock clock_;
   Engine engine_;

@@ -23,6 +23,7 @@ Engine::Impl::Impl(const Config& config, const Clock& clock_in)
       high_watermark(config.memory_quota_bytes * config.high_watermark_percent / 100),
       low_watermark(config.memory_quota_bytes * config.low_watermark_percent / 100),
       evict_when_full(config.evict_when_full),
+      tombstone_ms(int64_t{config.metadata_purge_seconds} * 1000),
       origin_ms(clock_in.steady_ms()),
       shards(new Shard[shard_count]),
       last_pressure_signal_ms(std::numeric_limits<int64_t>::min() / 2) {
@@ -41,6 +42,7 @@ size_t Engine::Impl::apply_flush(Shard& shard, std::unique_lock<std::mutex>& loc
     shard.applied_flush = word;
     mem_used.fetch_sub(shard.bytes, std::memory_order_relaxed);
     shard.bytes = 0;
+    shard.tombstones = 0;
     shard.purge_cursor = 0;
     lock.unlock();
   }
@@ -48,21 +50,36 @@ size_t Engine::Impl::apply_flush(Shard& shard, std::unique_lock<std::mutex>& loc
   return dropped;
 }
 
-size_t Engine::Impl::find_live(Shard& shard, uint64_t hash, std::string_view key, int64_t now,
-                               ItemPtr& graveyard) {
+size_t Engine::Impl::find_entry(Shard& shard, uint64_t hash, std::string_view key, int64_t now,
+                                ItemPtr& graveyard) {
   const size_t index = shard.table.find(hash, key);
   if (index == HashTable::npos || !is_expired(*shard.table.at(index).item, now)) return index;
-  remove_slot(shard, index, graveyard);
-  shard.counters.add(Counter::ExpiredItems);
+  purge_slot(shard, index, graveyard);
   return HashTable::npos;
 }
 
 size_t Engine::Impl::remove_slot(Shard& shard, size_t index, ItemPtr& removed) {
-  const size_t charge = item_charge(*shard.table.at(index).item);
+  const Item& item = *shard.table.at(index).item;
+  const size_t charge = item_charge(item);
   shard.bytes -= charge;
+  if (item.deleted) --shard.tombstones;
   mem_used.fetch_sub(charge, std::memory_order_relaxed);
   removed = shard.table.erase(index);
   return charge;
+}
+
+size_t Engine::Impl::purge_slot(Shard& shard, size_t index, ItemPtr& removed) {
+  const size_t charge = remove_slot(shard, index, removed);
+  if (removed->deleted) return 0;
+  shard.counters.add(Counter::expired_items);
+  return charge;
+}
+
+uint32_t Engine::Impl::unix_seconds_at(int64_t steady_ms, int64_t now) const {
+  if (steady_ms == 0) return 0;
+  const int64_t delta_ms = steady_ms - now;
+  const int64_t delta_seconds = (delta_ms + (delta_ms >= 0 ? 500 : -500)) / 1000;
+  return static_cast<uint32_t>(std::max<int64_t>(1, clock.unix_seconds() + delta_seconds));
 }
 
 void Engine::Impl::signal_pressure(int64_t now) {

@@ -15,10 +15,12 @@
 
 namespace tern::engine {
 
+// The per-shard counters: the TERN_ENGINE_COUNTER lines of stats.def, named as their Stats
+// members. Count is their number, and names no counter where one is optional.
 enum class Counter : size_t {
-  TotalItems, GetHits, GetMisses, CmdGet, CmdSet, CmdTouch, TouchHits, TouchMisses,
-  DeleteHits, DeleteMisses, IncrHits, IncrMisses, DecrHits, DecrMisses, CasHits, CasMisses,
-  CasBadval, Evictions, ExpiredItems, ReclaimedBytes, Count
+#define TERN_ENGINE_COUNTER(member, ...) member,
+#include "engine/stats.def"
+  Count
 };
 
 // Statistics of one shard: written only under the shard's mutex (so a plain load and store
@@ -45,6 +47,7 @@ struct alignas(64) Shard {
   uint64_t next_cas_sequence = 1;
   uint64_t applied_flush = 0;  // the flush word this shard has applied
   uint64_t bytes = 0;          // charges of the items in `table`
+  size_t tombstones = 0;       // the items in `table` that are tombstones
   size_t purge_cursor = 0;
   size_t sample_cursor = 0;  // where eviction sampling resumes
   size_t index = 0;  // position in the engine, part of every CAS this shard issues
@@ -75,14 +78,23 @@ struct Engine::Impl {
   size_t apply_flush(Shard& shard, std::unique_lock<std::mutex>& lock, int64_t now,
                      uint64_t word);
 
-  // The index of the slot holding a live `key`, or HashTable::npos. An expired item found
-  // on the way is removed into `graveyard` so the caller can destroy it after unlocking.
-  size_t find_live(Shard& shard, uint64_t hash, std::string_view key, int64_t now,
-                   ItemPtr& graveyard);
+  // The index of the slot holding `key`'s live item or tombstone, or HashTable::npos. An
+  // expired item or a tombstone due for purging found on the way is removed into `graveyard`
+  // so the caller can destroy it after unlocking.
+  size_t find_entry(Shard& shard, uint64_t hash, std::string_view key, int64_t now,
+                    ItemPtr& graveyard);
 
-  // Removes the item at `index` into `removed`, settles the memory accounting and returns
-  // the bytes it was charged.
+  // Removes the item or tombstone at `index` into `removed`, settles the memory and
+  // tombstone accounting and returns the bytes it was charged.
   size_t remove_slot(Shard& shard, size_t index, ItemPtr& removed);
+
+  // Removes the expired item or tombstone at `index` (as remove_slot). An expired item is
+  // counted in the stats and its charge returned; a tombstone's purge returns 0 and is
+  // counted nowhere, as a tombstone was never an item.
+  size_t purge_slot(Shard& shard, size_t index, ItemPtr& removed);
+
+  // The absolute Unix time, in seconds, of a steady-clock time in ms (0 stays 0).
+  uint32_t unix_seconds_at(int64_t steady_ms, int64_t now) const;
 
   // Tells the pressure listener, at most once per interval, when memory is over the high
   // watermark. Call with no shard lock held.
@@ -102,6 +114,7 @@ struct Engine::Impl {
   const uint64_t high_watermark;
   const uint64_t low_watermark;
   const bool evict_when_full;
+  const int64_t tombstone_ms;  // how long a tombstone is kept; 0: a remove keeps none
   const int64_t origin_ms;  // the steady clock at construction; flush words count from it
   std::unique_ptr<Shard[]> shards;
 
@@ -132,9 +145,15 @@ class KeyAccess {
   Shard& shard() { return shard_; }
   uint64_t hash() const { return hash_; }
   int64_t now() const { return now_; }
+  // The slot of the key's item or tombstone, or HashTable::npos.
   size_t index() const { return index_; }
-  // The live item's slot, or null.
-  Slot* slot() { return index_ == HashTable::npos ? nullptr : &shard_.table.at(index_); }
+  // The slot holding the key's live item, or null (absent, or only a tombstone).
+  Slot* slot() {
+    Slot* found = entry();
+    return found && !found->item->deleted ? found : nullptr;
+  }
+  // The slot holding the key's live item or its tombstone, or null.
+  Slot* entry() { return index_ == HashTable::npos ? nullptr : &shard_.table.at(index_); }
 
  private:
   const uint64_t hash_;

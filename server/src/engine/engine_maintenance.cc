@@ -86,8 +86,10 @@ size_t evict_used_before(Engine::Impl& impl, int64_t cutoff, size_t target) {
         // Erasing may move a later item into slot i, so look at i again.
         const size_t charge = impl.remove_slot(shard, i, evicted.emplace_back());
         freed += charge;
-        shard.counters.add(Counter::Evictions);
-        shard.counters.add(Counter::ReclaimedBytes, charge);
+        // A tombstone is not an item: dropping one frees memory but evicts nothing.
+        if (evicted.back()->deleted) continue;
+        shard.counters.add(Counter::evictions);
+        shard.counters.add(Counter::reclaimed_bytes, charge);
       }
     }
   }
@@ -132,9 +134,8 @@ size_t Engine::purge_expired(size_t shard_index, size_t max_visits) {
     const Slot& slot = shard.table.at(i);
     if (slot.item && Impl::is_expired(*slot.item, now)) {
       // Erasing may move a later item into slot i, so look at i again.
-      const size_t charge = impl_->remove_slot(shard, i, purged.emplace_back());
-      shard.counters.add(Counter::ExpiredItems);
-      shard.counters.add(Counter::ReclaimedBytes, charge);
+      const size_t charge = impl_->purge_slot(shard, i, purged.emplace_back());
+      if (charge != 0) shard.counters.add(Counter::reclaimed_bytes, charge);
       continue;
     }
     i = (i + 1) & (capacity - 1);
@@ -177,36 +178,19 @@ Stats Engine::stats() const {
     {
       std::unique_lock lock(shard.mutex);
       impl_->settle_flush(shard, lock, impl_->clock.steady_ms());
-      stats.curr_items += shard.table.size();
+      stats.curr_items += shard.table.size() - shard.tombstones;
     }
     for (size_t c = 0; c < static_cast<size_t>(Counter::Count); ++c) {
       totals[c] += shard.counters.get(static_cast<Counter>(c));
     }
   }
-  auto total = [&](Counter c) { return totals[static_cast<size_t>(c)]; };
-  stats.total_items = total(Counter::TotalItems);
+#define TERN_ENGINE_COUNTER(member, ...) \
+  stats.member = totals[static_cast<size_t>(Counter::member)];
+#include "engine/stats.def"
+  // The TERN_ENGINE_VALUE lines (curr_items is summed above).
   stats.mem_used = mem_used();
   stats.mem_quota = impl_->memory_quota;
-  stats.get_hits = total(Counter::GetHits);
-  stats.get_misses = total(Counter::GetMisses);
-  stats.cmd_get = total(Counter::CmdGet);
-  stats.cmd_set = total(Counter::CmdSet);
-  stats.cmd_touch = total(Counter::CmdTouch);
-  stats.touch_hits = total(Counter::TouchHits);
-  stats.touch_misses = total(Counter::TouchMisses);
-  stats.delete_hits = total(Counter::DeleteHits);
-  stats.delete_misses = total(Counter::DeleteMisses);
-  stats.incr_hits = total(Counter::IncrHits);
-  stats.incr_misses = total(Counter::IncrMisses);
-  stats.decr_hits = total(Counter::DecrHits);
-  stats.decr_misses = total(Counter::DecrMisses);
-  stats.cas_hits = total(Counter::CasHits);
-  stats.cas_misses = total(Counter::CasMisses);
-  stats.cas_badval = total(Counter::CasBadval);
   stats.cmd_flush = impl_->cmd_flush.load(std::memory_order_relaxed);
-  stats.evictions = total(Counter::Evictions);
-  stats.expired_items = total(Counter::ExpiredItems);
-  stats.reclaimed_bytes = total(Counter::ReclaimedBytes);
   return stats;
 }
 

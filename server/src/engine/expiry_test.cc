@@ -51,7 +51,7 @@ TEST_F(EngineTest, PastAbsoluteExpiryExpiresAtOnce) {
 TEST_F(EngineTest, AddSucceedsOverAnExpiredItem) {
   set("k", "v", 2);
   clock_.advance_seconds(1);
-  EXPECT_EQ(engine_.store(StoreMode::Add, "k", "early", 0, 0, 0, 0).status, Status::KeyEexists);
+  EXPECT_EQ(engine_.store(StoreMode::Add, "k", "early", 0, 0, 0, 0).status, Status::Exists);
   clock_.advance_seconds(1);
   EXPECT_EQ(engine_.store(StoreMode::Add, "k", "new", 0, 0, 0, 0).status, Status::Success);
   EXPECT_EQ(value_of("k"), "new");
@@ -78,13 +78,13 @@ TEST_F(EngineTest, TouchToZeroRemovesTheExpiry) {
   EXPECT_EQ(value_of("k"), "v");
 }
 
-TEST_F(EngineTest, TouchOfMissingOrExpiredKeyIsEnoent) {
-  EXPECT_EQ(engine_.touch("k", 10).status, Status::KeyEnoent);
+TEST_F(EngineTest, TouchOfMissingOrExpiredKeyIsNotFound) {
+  EXPECT_EQ(engine_.touch("k", 10).status, Status::NotFound);
   set("k", "v", 2);
   clock_.advance_seconds(1);
   ASSERT_EQ(value_of("k"), "v");
   clock_.advance_seconds(1);
-  EXPECT_EQ(engine_.touch("k", 10).status, Status::KeyEnoent);
+  EXPECT_EQ(engine_.touch("k", 10).status, Status::NotFound);
   Stats stats = engine_.stats();
   EXPECT_EQ(stats.cmd_touch, 2u);
   EXPECT_EQ(stats.touch_misses, 2u);
@@ -99,7 +99,7 @@ TEST_F(EngineTest, GetAndTouchReturnsTheItemWithItsNewExpiry) {
   clock_.advance_seconds(10);
   EXPECT_EQ(value_of("k"), "v");
   EXPECT_EQ(engine_.stats().touch_hits, 1u);
-  EXPECT_EQ(engine_.get_and_touch("missing", 20).status, Status::KeyEnoent);
+  EXPECT_EQ(engine_.get_and_touch("missing", 20).status, Status::NotFound);
 }
 
 TEST_F(EngineTest, RepeatedTouchesKeepTheValue) {

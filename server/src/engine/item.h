@@ -12,11 +12,18 @@ struct Item {
   virtual ~Item() = default;
   virtual std::string_view key() const = 0;
   virtual std::string_view value() const = 0;
+  uint64_t cas = 0;
+  // Absolute expiry on the engine's steady clock, in ms; 0 means never. For a tombstone:
+  // when it may be purged (its deletion time plus Config::metadata_purge_seconds).
+  int64_t expiry_ms = 0;
+  // The key's revision: 1 when first stored, one more per mutation, carried on through a
+  // tombstone when the key is stored again.
+  uint64_t rev_seqno = 0;
   uint32_t flags = 0;
   uint8_t datatype = 0;
-  uint64_t cas = 0;
-  // Absolute expiry on the engine's steady clock, in ms; 0 means never.
-  int64_t expiry_ms = 0;
+  // A tombstone: what a remove leaves of the document (key and metadata, no value), so that
+  // GET_META can report it deleted. Every other operation treats a tombstone as absent.
+  bool deleted = false;
 };
 
 using ItemPtr = std::shared_ptr<const Item>;

@@ -18,7 +18,7 @@ TEST_F(LockTest, GetLockedReturnsTheItemWithAFreshCas) {
   ASSERT_EQ(locked.status, Status::Success);
   EXPECT_EQ(locked.item->value(), "v");
   EXPECT_NE(locked.item->cas, stored);
-  EXPECT_EQ(engine_.get_locked("missing", 0).status, Status::KeyEnoent);
+  EXPECT_EQ(engine_.get_locked("missing", 0).status, Status::NotFound);
 }
 
 TEST_F(LockTest, LockedItemIsReadableButHidesItsCas) {
@@ -84,7 +84,7 @@ TEST_F(LockTest, UnlockWithAWrongCasIsLocked) {
 TEST_F(LockTest, UnlockOfAnUnlockedOrMissingItem) {
   const uint64_t cas = set("k", "v").cas;
   EXPECT_EQ(engine_.unlock("k", cas), Status::NotLocked);
-  EXPECT_EQ(engine_.unlock("missing", cas), Status::KeyEnoent);
+  EXPECT_EQ(engine_.unlock("missing", cas), Status::NotFound);
 }
 
 TEST_F(LockTest, DefaultLockExpires) {
@@ -120,7 +120,7 @@ TEST_F(LockTest, ExpiredItemCannotBeLocked) {
   clock_.advance_seconds(1);
   ASSERT_EQ(value_of("k"), "v");
   clock_.advance_seconds(1);
-  EXPECT_EQ(engine_.get_locked("k", 0).status, Status::KeyEnoent);
+  EXPECT_EQ(engine_.get_locked("k", 0).status, Status::NotFound);
 }
 
 }  // namespace

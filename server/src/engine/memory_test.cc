@@ -26,7 +26,7 @@ class MemoryTest : public EngineTest {
 
 TEST_F(MemoryTest, MemUsedTracksKeysValuesAndOverhead) {
   set("key00", kValue);
-  EXPECT_EQ(engine_.mem_used(), 163u);  // 5 + 10 + 148 (see ChargeIsKeyAndValuePlus148Bytes)
+  EXPECT_EQ(engine_.mem_used(), 171u);  // 5 + 10 + 156 (see ChargeIsKeyAndValuePlus156Bytes)
   set("key00", kValue + kValue);  // overwrite charges only the difference
   EXPECT_EQ(engine_.mem_used(), item_charge(5, 20));
   engine_.concat(ConcatMode::Append, "key00", "12345", 0);
@@ -38,22 +38,36 @@ TEST_F(MemoryTest, MemUsedTracksKeysValuesAndOverhead) {
   EXPECT_EQ(engine_.mem_used(), 0u);
 }
 
-TEST_F(MemoryTest, MemUsedReturnsToZeroAfterDeletes) {
+// A delete leaves a tombstone charged as an item with an empty value, until it is purged.
+TEST_F(MemoryTest, MemUsedReturnsToZeroAfterDeletesOnceTombstonesArePurged) {
   for (int i = 0; i < 10; ++i) ASSERT_EQ(set(key(i), kValue).status, Status::Success);
   EXPECT_EQ(engine_.mem_used(), 10 * kCharge);
   for (int i = 0; i < 10; ++i) engine_.remove(key(i), 0);
-  EXPECT_EQ(engine_.mem_used(), 0u);
+  EXPECT_EQ(engine_.mem_used(), 10 * item_charge(5, 0));
   EXPECT_EQ(engine_.stats().curr_items, 0u);
+  clock_.advance_seconds(engine_.config().metadata_purge_seconds);
+  for (size_t s = 0; s < engine_.shard_count(); ++s) engine_.purge_expired(s, 1000);
+  EXPECT_EQ(engine_.mem_used(), 0u);
 }
 
-TEST_F(MemoryTest, WriteOverQuotaIsEnomemAndChangesNothing) {
+TEST_F(MemoryTest, WithoutTombstonesADeleteFreesEverything) {
+  Config config = quota_of_items(10);
+  config.metadata_purge_seconds = 0;
+  Engine engine(config, clock_);
+  engine.store(StoreMode::Set, "key00", kValue, 0, 0, 0, 0);
+  engine.remove("key00", 0);
+  EXPECT_EQ(engine.mem_used(), 0u);
+  EXPECT_EQ(engine.get_meta("key00").status, Status::NotFound);
+}
+
+TEST_F(MemoryTest, WriteOverQuotaIsOutOfMemoryAndChangesNothing) {
   for (int i = 0; i < 10; ++i) ASSERT_EQ(set(key(i), kValue).status, Status::Success);
   const uint64_t used = engine_.mem_used();
-  EXPECT_EQ(set("key10", kValue).status, Status::Enomem);
+  EXPECT_EQ(set("key10", kValue).status, Status::OutOfMemory);
   EXPECT_EQ(value_of("key10"), kMissing);
-  EXPECT_EQ(set("key00", kValue + "more").status, Status::Enomem);
-  EXPECT_EQ(engine_.concat(ConcatMode::Append, "key00", "x", 0).status, Status::Enomem);
-  EXPECT_EQ(engine_.arithmetic("counter", true, 1, 1, 0, 0).status, Status::Enomem);
+  EXPECT_EQ(set("key00", kValue + "more").status, Status::OutOfMemory);
+  EXPECT_EQ(engine_.concat(ConcatMode::Append, "key00", "x", 0).status, Status::OutOfMemory);
+  EXPECT_EQ(engine_.arithmetic("counter", true, 1, 1, 0, 0).status, Status::OutOfMemory);
   EXPECT_EQ(value_of("key00"), kValue);
   EXPECT_EQ(value_of("counter"), kMissing);
   EXPECT_EQ(engine_.mem_used(), used);
@@ -62,6 +76,10 @@ TEST_F(MemoryTest, WriteOverQuotaIsEnomemAndChangesNothing) {
   EXPECT_EQ(set("key00", std::string(10, 'w')).status, Status::Success);
   EXPECT_EQ(engine_.touch("key01", 100).status, Status::Success);
   EXPECT_EQ(engine_.remove("key02", 0).status, Status::Success);
+  // The delete's tombstone still holds key02 and its metadata until it is purged.
+  EXPECT_EQ(set("key10", kValue).status, Status::OutOfMemory);
+  clock_.advance_seconds(engine_.config().metadata_purge_seconds);
+  for (size_t s = 0; s < engine_.shard_count(); ++s) engine_.purge_expired(s, 1000);
   EXPECT_EQ(set("key10", kValue).status, Status::Success);
 }
 
@@ -81,7 +99,7 @@ TEST_F(MemoryTest, PressureListenerFiresAboveTheHighWatermarkAtMostOncePerInterv
   set(key(9), kValue);
   EXPECT_EQ(calls, 1);
   clock_.advance_ms(Engine::kPressureIntervalMs);
-  EXPECT_EQ(set(key(10), kValue).status, Status::Enomem);
+  EXPECT_EQ(set(key(10), kValue).status, Status::OutOfMemory);
   EXPECT_EQ(calls, 2);
   engine_.set_memory_pressure_listener(nullptr);
   clock_.advance_ms(Engine::kPressureIntervalMs);
@@ -209,12 +227,12 @@ TEST_F(EngineTest, WriteWhoseTableCannotGrowChargesNothing) {
   ASSERT_EQ(set(key(failed), kValue).status, Status::Success);
   EXPECT_EQ(engine_.mem_used(), (after.curr_items + 1) * kCharge);
   for (int i = 0; i < kWrites; ++i) engine_.remove(key(i), 0);
-  EXPECT_EQ(engine_.mem_used(), 0u);
+  EXPECT_EQ(engine_.mem_used(), (after.curr_items + 1) * item_charge(5, 0));  // tombstones
 }
 
 TEST_F(MemoryTest, EvictionMakesRoomForNewWrites) {
   for (int i = 0; i < 10; ++i) set(key(i), kValue);
-  EXPECT_EQ(set(key(10), kValue).status, Status::Enomem);
+  EXPECT_EQ(set(key(10), kValue).status, Status::OutOfMemory);
   EXPECT_GE(engine_.evict(kCharge), kCharge);
   EXPECT_EQ(set(key(10), kValue).status, Status::Success);
 }

@@ -66,7 +66,7 @@ TEST_F(PagerTest, ExpiredItemsVanishWithoutBeingRead) {
   EXPECT_EQ(stats.expired_items, 150u);
   EXPECT_EQ(stats.get_misses + stats.get_hits, 0u);
   EXPECT_EQ(engine_.get(key(0)).status, Status::Success);
-  EXPECT_EQ(engine_.get(key(1)).status, Status::KeyEnoent);
+  EXPECT_EQ(engine_.get(key(1)).status, Status::NotFound);
 }
 
 TEST_F(PagerTest, ExpiryPagerSleepsForTheIntervalAfterAPass) {
@@ -126,12 +126,12 @@ TEST_F(ItemPagerTest, LockedItemsAreNeverEvicted) {
   for (int i = 0; i < 10; ++i) EXPECT_EQ(engine_.get(key(i)).status, Status::Success) << i;
 }
 
-TEST_F(ItemPagerTest, AWriteFailsWithEnomemOnlyWhenNothingCanBeEvicted) {
+TEST_F(ItemPagerTest, AWriteFailsWithOutOfMemoryOnlyWhenNothingCanBeEvicted) {
   int written = 0;
   while (true) {
     const Status status = engine_.store(StoreMode::Set, key(written), kValue, 0, 0, 0, 0).status;
     if (status != Status::Success) {
-      EXPECT_EQ(status, Status::Enomem);
+      EXPECT_EQ(status, Status::OutOfMemory);
       break;
     }
     ASSERT_EQ(engine_.get_locked(key(written), 30).status, Status::Success);

@@ -23,8 +23,8 @@ TEST_F(EngineTest, EmptyKeyAndValueAreStored) {
   EXPECT_EQ(value_of(""), "");
 }
 
-TEST_F(EngineTest, GetOfMissingKeyIsEnoent) {
-  EXPECT_EQ(engine_.get("nope").status, Status::KeyEnoent);
+TEST_F(EngineTest, GetOfMissingKeyIsNotFound) {
+  EXPECT_EQ(engine_.get("nope").status, Status::NotFound);
   EXPECT_EQ(engine_.stats().get_misses, 1u);
 }
 
@@ -52,53 +52,53 @@ TEST_F(EngineTest, ReaderKeepsItsItemAfterOverwrite) {
 TEST_F(EngineTest, SetWithMatchingCasSucceedsAndMismatchFails) {
   const uint64_t cas = set("k", "a").cas;
   MutationResult wrong = set("k", "b", 0, cas + 1);
-  EXPECT_EQ(wrong.status, Status::KeyEexists);
+  EXPECT_EQ(wrong.status, Status::CasMismatch);
   EXPECT_EQ(value_of("k"), "a");
   MutationResult right = set("k", "c", 0, cas);
   EXPECT_EQ(right.status, Status::Success);
   EXPECT_NE(right.cas, cas);
   EXPECT_EQ(value_of("k"), "c");
   // The old CAS is now stale.
-  EXPECT_EQ(set("k", "d", 0, cas).status, Status::KeyEexists);
+  EXPECT_EQ(set("k", "d", 0, cas).status, Status::CasMismatch);
   Stats stats = engine_.stats();
   EXPECT_EQ(stats.cas_hits, 1u);
   EXPECT_EQ(stats.cas_badval, 2u);
 }
 
-TEST_F(EngineTest, CasOnMissingKeyIsEnoent) {
-  EXPECT_EQ(set("k", "a", 0, 1234).status, Status::KeyEnoent);
+TEST_F(EngineTest, CasOnMissingKeyIsNotFound) {
+  EXPECT_EQ(set("k", "a", 0, 1234).status, Status::NotFound);
   EXPECT_EQ(value_of("k"), kMissing);
   EXPECT_EQ(engine_.stats().cas_misses, 1u);
 }
 
 TEST_F(EngineTest, AddOnlyCreates) {
   EXPECT_EQ(engine_.store(StoreMode::Add, "k", "a", 0, 0, 0, 0).status, Status::Success);
-  EXPECT_EQ(engine_.store(StoreMode::Add, "k", "b", 0, 0, 0, 0).status, Status::KeyEexists);
+  EXPECT_EQ(engine_.store(StoreMode::Add, "k", "b", 0, 0, 0, 0).status, Status::Exists);
   EXPECT_EQ(value_of("k"), "a");
 }
 
 TEST_F(EngineTest, ReplaceOnlyOverwrites) {
-  EXPECT_EQ(engine_.store(StoreMode::Replace, "k", "a", 0, 0, 0, 0).status, Status::KeyEnoent);
+  EXPECT_EQ(engine_.store(StoreMode::Replace, "k", "a", 0, 0, 0, 0).status, Status::NotFound);
   EXPECT_EQ(value_of("k"), kMissing);
   set("k", "a");
   EXPECT_EQ(engine_.store(StoreMode::Replace, "k", "b", 0, 0, 0, 0).status, Status::Success);
   EXPECT_EQ(value_of("k"), "b");
 }
 
-TEST_F(EngineTest, ValueOverMaxItemSizeIsE2big) {
+TEST_F(EngineTest, ValueOverMaxItemSizeIsTooBig) {
   const std::string limit(engine_.config().max_item_size, 'x');
   EXPECT_EQ(set("k", limit).status, Status::Success);
-  EXPECT_EQ(set("k", limit + "x").status, Status::E2big);
+  EXPECT_EQ(set("k", limit + "x").status, Status::TooBig);
   EXPECT_EQ(value_of("k"), limit);
 }
 
 TEST_F(EngineTest, RemoveHonoursCas) {
   const uint64_t cas = set("k", "a").cas;
-  EXPECT_EQ(engine_.remove("k", cas + 1).status, Status::KeyEexists);
+  EXPECT_EQ(engine_.remove("k", cas + 1).status, Status::CasMismatch);
   EXPECT_EQ(value_of("k"), "a");
   EXPECT_EQ(engine_.remove("k", cas).status, Status::Success);
   EXPECT_EQ(value_of("k"), kMissing);
-  EXPECT_EQ(engine_.remove("k", 0).status, Status::KeyEnoent);
+  EXPECT_EQ(engine_.remove("k", 0).status, Status::NotFound);
   Stats stats = engine_.stats();
   EXPECT_EQ(stats.delete_hits, 1u);
   EXPECT_EQ(stats.delete_misses, 1u);

@@ -54,6 +54,8 @@ class InlineItem final : public Item {
   uint32_t key_size_;  // keys are at most 250 bytes, values far below 4 GiB
   uint32_t value_size_;
 };
+// 8 bytes more than before items carried Item::rev_seqno (Item::deleted fits in padding).
+static_assert(sizeof(InlineItem) == 56);
 
 class RemetaItem final : public Item {
  public:
@@ -94,6 +96,8 @@ std::shared_ptr<Item> remeta_item(const ItemPtr& base) {
   item->datatype = base->datatype;
   item->cas = base->cas;
   item->expiry_ms = base->expiry_ms;
+  item->deleted = base->deleted;
+  item->rev_seqno = base->rev_seqno;
   return item;
 }
 

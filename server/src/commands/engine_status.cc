@@ -1,0 +1,23 @@
+#include "commands/engine_status.h"
+
+namespace tern::commands {
+
+protocol::Status to_wire(engine::Status status) {
+  using engine::Status;
+  using Wire = protocol::Status;
+  switch (status) {
+    case Status::Success: return Wire::Success;
+    case Status::NotFound: return Wire::KeyEnoent;
+    case Status::Exists: return Wire::KeyEexists;
+    case Status::CasMismatch: return Wire::KeyEexists;
+    case Status::NotStored: return Wire::NotStored;
+    case Status::TooBig: return Wire::E2big;
+    case Status::NotANumber: return Wire::DeltaBadval;
+    case Status::Locked: return Wire::Locked;
+    case Status::NotLocked: return Wire::NotLocked;
+    case Status::OutOfMemory: return Wire::Enomem;
+  }
+  return Wire::Einternal;  // unreachable: every enumerator is mapped above
+}
+
+}  // namespace tern::commands
