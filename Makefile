@@ -9,7 +9,7 @@ TERND_ARGS ?=
 
 .DEFAULT_GOAL := help
 .PHONY: help all deps deps-dotnet build build-server build-dotnet run test test-server \
-        test-dotnet test-asan test-tsan test-under-load bench-server bench-instructions \
+        test-compat test-dotnet test-asan test-tsan test-under-load bench-server bench-instructions \
         bench-executor bench-seeds bench-sdk clean
 
 help: ## list the targets (what `make` alone does)
@@ -35,15 +35,18 @@ build-dotnet: deps-dotnet ## build the .NET solution (SDK, CLI, tests, benchmark
 
 # The second line execs ternd, so that make's child is ternd itself: the SIGTERM that make
 # passes on to its child when it gets one then stops ternd.
-run: deps ## build ternd alone and run it in the foreground; TERND_ARGS passes flags
-	@bash scripts/build-server.sh $(BUILD_DIR) $(BUILD_TYPE) "" ternd
-	@exec $(BUILD_DIR)/server/ternd $(TERND_ARGS)
+run: deps ## build ternd alone and run it with server/config/dev.toml; TERND_ARGS passes flags
+	@exec bash scripts/run.sh $(BUILD_DIR) $(BUILD_TYPE) $(TERND_ARGS)
 
-test: deps-dotnet ## every test: the server's, memccapable against ternd, the .NET SDK's
+test: deps-dotnet ## every test: the server's, memccapable and the Couchbase Node.js SDK against ternd, the .NET SDK's
 	@bash scripts/test.sh
 
 test-server: deps ## the server's unit and end-to-end tests
 	@bash scripts/test-server.sh $(BUILD_DIR) $(BUILD_TYPE)
+
+test-compat: deps ## the official Couchbase Node.js SDK (npm couchbase) against ternd, one node and three
+	@bash scripts/build-server.sh $(BUILD_DIR) $(BUILD_TYPE) "" ternd
+	@bash scripts/test-compat.sh $(BUILD_DIR)/server/ternd
 
 test-dotnet: deps-dotnet ## the .NET SDK's tests, against real memcached and ternd
 	@bash scripts/test-dotnet.sh

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Usage: run.sh BUILD_DIR BUILD_TYPE [TERND FLAGS...]
+# Builds ternd alone and runs it in the foreground with the development config
+# (server/config/dev.toml), after saying how to connect. Flags after the first two are passed
+# to ternd and win over the config file (e.g. --port 11211).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${1:-build/release}
+build_type=${2:-Release}
+shift 2 || true
+bash scripts/build-server.sh "$build_dir" "$build_type" "" ternd
+
+config=server/config/dev.toml
+port=11210
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+  case "${args[i]}" in
+    --port) port=${args[i + 1]:-$port} ;;
+    --port=*) port=${args[i]#--port=} ;;
+  esac
+done
+cat <<MESSAGE
+ternd, with the development config ($config):
+  Couchbase SDKs:  couchbase://127.0.0.1:$port   user Administrator, password password
+                   bucket default; scope app with collections users and orders
+  Stop it with Ctrl-C.
+MESSAGE
+exec "$build_dir/server/ternd" --config "$config" "$@"
