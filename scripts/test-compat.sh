@@ -4,7 +4,10 @@
 # against a real ternd: compat/test/*.test.mjs under Node's test runner. Each test file starts
 # what it needs (one ternd, or three through scripts/cluster.sh) and stops it. TERND defaults
 # to build/release/server/ternd; it must already be built.
-# npm ci runs only when compat/node_modules is missing or older than the lockfile.
+# npm ci runs only when compat/node_modules is missing or installed from another lockfile.
+# To see the SDK's side of the wire: CBPPLOGLEVEL=trace CBPPLOGFILE=/tmp/cbpp.log (the C++
+# core writes /tmp/cbpp.log.<n>.txt, one "MCBP send/recv {magic, opcode, status...}" line per
+# frame); CNLOGLEVEL=debug for the Node layer's own log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export TERND=${1:-${TERND:-build/release/server/ternd}}

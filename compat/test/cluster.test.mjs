@@ -41,10 +41,13 @@ function rawGet(port, key) {
   return withAdmin({ ...admin, port }, (c) => c.request({ opcode: Opcode.Get, key, vbucket: vbucketOf(key) }));
 }
 
-async function currItems(port) {
+/** The bucket's counters on one node (STAT after SELECT_BUCKET): curr_items and cmd_set. */
+async function counters(port) {
   const stats = await withAdmin({ ...admin, port }, (c) => c.stats());
-  assert.ok('curr_items' in stats, `node ${port} STAT has no curr_items: ${Object.keys(stats).join(' ')}`);
-  return Number(stats.curr_items);
+  for (const name of ['curr_items', 'cmd_set']) {
+    assert.ok(name in stats, `node ${port} STAT has no ${name}: ${Object.keys(stats).join(' ')}`);
+  }
+  return { items: Number(stats.curr_items), sets: Number(stats.cmd_set) };
 }
 
 describe(`a ${NODES}-node cluster`, () => {
@@ -64,7 +67,7 @@ describe(`a ${NODES}-node cluster`, () => {
 
   it('each node serves only its own vbuckets', async () => {
     const owners = evenOwners(NODES);
-    const before = await Promise.all(nodes.ports.map(currItems));
+    const before = await Promise.all(nodes.ports.map(counters));
     const keys = Array.from({ length: 600 }, (_, i) => `own-${RUN}-${i}`);
     const results = await pool(keys, 64, (k, i) => coll.upsert(k, { i }).then(() => null, (err) => err));
     const failures = results.filter(Boolean);
@@ -72,9 +75,12 @@ describe(`a ${NODES}-node cluster`, () => {
 
     const expected = nodes.ports.map(() => 0);
     for (const k of keys) expected[owners[vbucketOf(k)]]++;
-    const afterItems = await Promise.all(nodes.ports.map(currItems));
-    const got = afterItems.map((n, i) => n - before[i]);
-    assert.deepEqual(got, expected, `per-node new items ${got}, by the map ${expected}`);
+    const after = await Promise.all(nodes.ports.map(counters));
+    const items = after.map((c, i) => c.items - before[i].items);
+    assert.deepEqual(items, expected, `per-node new items ${items}, by the map ${expected}`);
+    // Each upsert reached its owner once, and no other node.
+    const sets = after.map((c, i) => c.sets - before[i].sets);
+    assert.deepEqual(sets, expected, `per-node sets ${sets}, by the map ${expected}`);
     assert.ok(expected.every((n) => n > 100), 'the keys spread over every node');
 
     // The owner answers a key; every other node answers NotMyVbucket with a map in the body.
