@@ -12,7 +12,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export TERND=${1:-${TERND:-build/release/server/ternd}}
 [ -x "$TERND" ] || { echo "test-compat: no ternd at $TERND (build it first)" >&2; exit 1; }
-command -v node > /dev/null || { echo "test-compat: node (20 or later) is needed" >&2; exit 1; }
+command -v node > /dev/null && command -v npm > /dev/null ||
+  { echo "test-compat: node 20 or later, and npm, are needed" >&2; exit 1; }
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+[ "$node_major" -ge 20 ] || { echo "test-compat: node $(node --version) is too old: 20 or later" >&2; exit 1; }
 
 stamp=compat/node_modules/.tern-lock-stamp
 if [ ! -f "$stamp" ] || ! cmp -s compat/package-lock.json "$stamp"; then
