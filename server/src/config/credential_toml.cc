@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "config/base64.h"
+#include "auth/base64.h"
 #include "config/scram_mechanisms.h"
 
 namespace tern::config {
@@ -17,8 +17,8 @@ std::string credential_toml_line(const CredentialSpec& credential) {
   // Base64 needs no TOML escaping: its alphabet has no quote or backslash.
   return fmt::format(
       R"({} = {{ salt = "{}", iterations = {}, stored_key = "{}", server_key = "{}" }})",
-      mechanism->toml_key, encode_base64(credential.salt), credential.iterations,
-      encode_base64(credential.stored_key), encode_base64(credential.server_key));
+      mechanism->toml_key, auth::base64_encode(credential.salt), credential.iterations,
+      auth::base64_encode(credential.stored_key), auth::base64_encode(credential.server_key));
 }
 
 }  // namespace tern::config

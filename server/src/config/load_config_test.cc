@@ -19,7 +19,7 @@ TEST(LoadConfigTest, TheDevelopmentConfigurationIsWhatItsCommentsSay) {
   EXPECT_EQ(config.server.listen, "127.0.0.1");
   EXPECT_EQ(config.server.port, 11210);
   EXPECT_FALSE(config.server.allow_plain_auth);
-  EXPECT_EQ(config.server.anonymous_bucket, std::nullopt);
+  EXPECT_EQ(config.server.anonymous_bucket, "default");  // for memcached tools in development
 
   ASSERT_EQ(config.buckets.size(), 1u);
   const BucketSpec& bucket = config.buckets[0];

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "config/base64.h"
+#include "auth/base64.h"
 #include "config/names.h"
 #include "config/scram_mechanisms.h"
 
@@ -17,7 +17,7 @@ constexpr std::string_view kEveryBucket = "*";
 
 std::string read_base64(const TableReader& secret, std::string_view key) {
   const std::string text = secret.required_string(key);
-  std::optional<std::string> bytes = decode_base64(text);
+  std::optional<std::string> bytes = auth::base64_decode(text);
   if (!bytes) secret.fail(key, "is not valid base64 (copy the line --hash-password printed)");
   return *std::move(bytes);
 }
