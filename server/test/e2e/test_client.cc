@@ -33,6 +33,9 @@ std::vector<uint8_t> Request::encode() const {
   parts.opcode = static_cast<uint8_t>(opcode);
   parts.opaque = opaque;
   parts.cas = cas;
+  parts.datatype = datatype;
+  parts.vbucket_or_status = vbucket;
+  parts.framing_extras = bytes_of(framing_extras);
   parts.extras = bytes_of(extras);
   parts.key = bytes_of(key);
   parts.value = bytes_of(value);
@@ -91,6 +94,12 @@ Request arithmetic(Opcode opcode, std::string key, uint64_t delta, uint64_t init
 Request with_time(Opcode opcode, std::string key, uint32_t seconds) {
   Request request = simple(opcode, std::move(key));
   request.extras = be32(seconds);
+  return request;
+}
+
+Request alt(Request request, std::string framing_extras) {
+  request.magic = 0x08;
+  request.framing_extras = std::move(framing_extras);
   return request;
 }
 
@@ -154,6 +163,8 @@ std::optional<Response> Client::receive() {
   response.extras = string_of(frame.extras);
   response.key = string_of(frame.key);
   response.value = string_of(frame.value);
+  response.magic = frame.magic;
+  response.framing_extras = string_of(frame.framing_extras);
   return response;
 }
 

@@ -25,6 +25,10 @@ struct Request {
   std::string value;
   uint64_t cas = 0;
   uint32_t opaque = 0;
+  uint8_t datatype = 0;
+  uint16_t vbucket = 0;
+  // Written only with the alt magic (0x08): see alt().
+  std::string framing_extras;
 
   std::vector<uint8_t> encode() const;
 };
@@ -39,6 +43,10 @@ struct Response {
   std::string extras;
   std::string key;
   std::string value;
+  // 0x81, or 0x18 when the answer carries framing extras; 0x82 for a request the server
+  // sends (then `opcode` holds its server opcode and `status` the vbucket field).
+  uint8_t magic = 0x81;
+  std::string framing_extras;
 };
 
 std::string be32(uint32_t v);
@@ -55,6 +63,8 @@ Request arithmetic(Opcode opcode, std::string key, uint64_t delta, uint64_t init
                    uint32_t expiry = 0);
 // TOUCH/GAT/GATQ/GET_LOCKED: extras are the expiry (or lock time).
 Request with_time(Opcode opcode, std::string key, uint32_t seconds);
+// `request` sent with the alt magic (0x08) and these framing extras.
+Request alt(Request request, std::string framing_extras);
 
 class Client {
  public:
