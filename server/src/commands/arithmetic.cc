@@ -11,7 +11,7 @@ Outcome arithmetic(const Command& cmd) {
   const uint64_t initial = protocol::load_be64(cmd.extras() + 8);
   const uint32_t expiry = protocol::load_be32(cmd.extras() + 16);
   const engine::ArithmeticResult result =
-      cmd.engine.arithmetic(cmd.key(), cmd.opcode == protocol::Opcode::Increment, delta,
+      cmd.documents().arithmetic(cmd.key(), cmd.opcode == protocol::Opcode::Increment, delta,
                             initial, expiry, cmd.request.cas,
                             engine::MutationOptions{.preserve_ttl = cmd.preserve_ttl});
   if (result.status != engine::Status::Success) {

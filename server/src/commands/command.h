@@ -24,13 +24,12 @@ struct Command {
   const protocol::Frame& request;
   protocol::Opcode opcode;  // the loud variant: handlers need not tell SET from SETQ
   Session& session;
-  // The selected bucket's documents. Bound for every command, but meaningful only for those
-  // whose access rule requires a bucket.
-  engine::Engine& engine;
   Reply& reply;
   std::span<StatProvider* const> stat_providers;
-  // The document's key in its bucket: the logical key for the default collection, the
-  // collection-prefixed key for any other (so collections never share a document).
+  // The document's key in its bucket: the logical key for the default collection, a
+  // 0x00-escaped collection-prefixed key for any other, so that collections never share a
+  // document (decode_document_key in request_checks.h). Not the key as sent: answers that
+  // echo the key should echo request.key.
   std::string_view document_key;
   // The request asked to keep the document's expiry (PreserveTtl frame).
   bool preserve_ttl = false;
@@ -40,8 +39,9 @@ struct Command {
   const uint8_t* extras() const { return request.extras.data(); }
   bool has_extras() const { return !request.extras.empty(); }
   Node& node() const { return session.node(); }
-  // The selected bucket; only for commands whose access rule requires one.
+  // The selected bucket and its documents; only for commands whose access rule requires one.
   engine::Bucket& bucket() const { return *session.bucket; }
+  engine::Engine& documents() const { return session.bucket->documents(); }
   uint16_t vbucket_id() const { return request.vbucket_or_status; }
 
   static std::string_view as_text(std::span<const uint8_t> bytes) {

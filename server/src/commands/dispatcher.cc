@@ -30,7 +30,7 @@ Status precheck(const CommandSpec* spec, const protocol::Frame& request, const S
   if (spec == nullptr) return Status::UnknownCommand;
   const Status shape = check_shape(*spec, request, session.features);
   if (shape != Status::Success) return shape;
-  return check_frame_infos(*spec, request, frame_requests);
+  return check_frame_infos(*spec, request, session.features, frame_requests);
 }
 
 // Whether the session may send a command with this access rule (Success), or why not.
@@ -106,7 +106,8 @@ Outcome Dispatcher::execute(const protocol::Frame& received, Session& session,
   DocumentKey key{.logical = Command::as_text(request.key), .stored = Command::as_text(request.key)};
   engine::Bucket* bucket = session.bucket;
   if (spec->access == Access::Document || spec->access == Access::ReplicaDocument) {
-    refused = decode_document_key(request.key, session.features.has(Feature::Collections), key);
+    refused = decode_document_key(request.key, session.features.has(Feature::Collections), key,
+                                  session.stored_key);
     if (refused != Status::Success) {
       reply.error(refused);
       return Outcome::Continue;
@@ -125,12 +126,10 @@ Outcome Dispatcher::execute(const protocol::Frame& received, Session& session,
     if (spec->is_mutation) context.mutated_vbucket = vbucket;
   }
 
-  // Commands that need no bucket never touch it; a node always has at least one.
-  engine::Engine& documents = (bucket ? *bucket : *node_.buckets().front()).documents();
   const size_t answered = out.size();
   try {
     if ((request.datatype & kSnappyDatatype) != 0) {
-      refused = inflate_value(request, session, documents.config().max_item_size);
+      refused = inflate_value(request, session, node_.settings().max_item_size);
       if (refused != Status::Success) {
         reply.error(refused);
         return Outcome::Continue;
@@ -139,7 +138,6 @@ Outcome Dispatcher::execute(const protocol::Frame& received, Session& session,
     return spec->handler(Command{.request = request,
                                  .opcode = loud,
                                  .session = session,
-                                 .engine = documents,
                                  .reply = reply,
                                  .stat_providers = providers_,
                                  .document_key = key.stored,

@@ -18,7 +18,7 @@ constexpr uint8_t kObserveNoFailover = 0;
 // Extras of the answer: deleted u32, flags u32, expiry u32 (absolute Unix time), revision
 // seqno u64, and, when the request's one byte of extras asks for version 2, datatype u8.
 Outcome get_meta(const Command& cmd) {
-  const engine::MetaResult meta = cmd.engine.get_meta(cmd.key());
+  const engine::MetaResult meta = cmd.documents().get_meta(cmd.key());
   if (meta.status != engine::Status::Success) {
     cmd.reply.error(to_wire(meta.status));
     return Outcome::Continue;

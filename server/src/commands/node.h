@@ -23,6 +23,8 @@ struct NodeSettings {
   // A bucket unauthenticated connections use (a config's anonymous_bucket); empty for none.
   std::string anonymous_bucket;
   std::string version = "1.0.0-tern";
+  // The largest value a request may carry, after decompression too.
+  size_t max_item_size = 20ull * 1024 * 1024;
 };
 
 class Node {

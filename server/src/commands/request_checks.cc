@@ -58,7 +58,10 @@ Status check_shape(const CommandSpec& spec, const protocol::Frame& request,
 }
 
 Status check_frame_infos(const CommandSpec& spec, const protocol::Frame& request,
-                         FrameInfoRequests& requests) {
+                         const FeatureSet& features, FrameInfoRequests& requests) {
+  if (protocol::has_framing_extras(request.magic) && !features.has(Feature::AltRequestSupport)) {
+    return Status::Einval;
+  }
   protocol::FrameInfoReader reader(request.framing_extras);
   protocol::FrameInfo info;
   while (reader.next(info)) {
@@ -68,10 +71,12 @@ Status check_frame_infos(const CommandSpec& spec, const protocol::Frame& request
         status = info.data.empty() ? Status::Success : Status::Einval;
         break;
       case FrameInfoId::DurabilityRequirement:
-        status = check_durability(spec, info.data);
+        status = features.has(Feature::SyncReplication) ? check_durability(spec, info.data)
+                                                        : Status::NotSupported;
         break;
       case FrameInfoId::PreserveTtl:
-        status = check_preserve_ttl(spec, info.data);
+        status = features.has(Feature::PreserveTtl) ? check_preserve_ttl(spec, info.data)
+                                                    : Status::NotSupported;
         requests.preserve_ttl = status == Status::Success;
         break;
       default:
@@ -84,23 +89,29 @@ Status check_frame_infos(const CommandSpec& spec, const protocol::Frame& request
 }
 
 Status decode_document_key(std::span<const uint8_t> wire_key, bool collections,
-                           DocumentKey& out) {
+                           DocumentKey& out, std::string& scratch) {
   auto text = [](std::span<const uint8_t> bytes) {
     return std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   };
-  if (!collections) {
-    if (wire_key.empty() || wire_key.size() > kMaxKeyLength) return Status::Einval;
-    out = DocumentKey{0, text(wire_key), text(wire_key)};
-    return Status::Success;
-  }
   uint32_t collection = 0;
-  const size_t prefix = protocol::leb128_decode(wire_key, collection);
-  if (prefix == 0) return Status::Einval;
+  size_t prefix = 0;
+  if (collections) {
+    prefix = protocol::leb128_decode(wire_key, collection);
+    if (prefix == 0) return Status::Einval;
+  }
   const auto logical = wire_key.subspan(prefix);
   const size_t limit = collection == 0 ? kMaxKeyLength : kMaxNonDefaultCollectionKeyLength;
   if (logical.empty() || logical.size() > limit) return Status::Einval;
+  out.collection_id = collection;
+  out.logical = text(logical);
   // The default collection's documents are the ones clients without collections see.
-  out = DocumentKey{collection, text(logical), collection == 0 ? text(logical) : text(wire_key)};
+  if (collection == 0 && logical[0] != 0x00) {
+    out.stored = out.logical;
+    return Status::Success;
+  }
+  scratch.assign(1, '\0');
+  scratch += collection == 0 ? out.logical : text(wire_key);
+  out.stored = scratch;
   return Status::Success;
 }
 

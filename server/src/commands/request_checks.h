@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "commands/command_table.h"
@@ -30,12 +31,14 @@ struct FrameInfoRequests {
   bool preserve_ttl = false;
 };
 
-// The frame infos of an alt request: a barrier is accepted (requests run in order anyway);
-// a durability requirement only on a mutation and only at level majority, the one a single
-// in-memory node can honour (the persisting levels are DurabilityImpossible); preserve TTL
-// on a mutation that has a TTL to keep; anything else is refused.
+// The frame infos of an alt request, which needs AltRequestSupport (else Einval): a barrier
+// is accepted (requests run in order anyway); a durability requirement (with
+// SyncReplication, else NotSupported) only on a mutation and only at level majority, the one
+// a single in-memory node can honour (the persisting levels are DurabilityImpossible);
+// preserve TTL (with PreserveTtl, else NotSupported) on a mutation that has a TTL to keep;
+// anything else is refused.
 protocol::Status check_frame_infos(const CommandSpec& spec, const protocol::Frame& request,
-                                   FrameInfoRequests& requests);
+                                   const FeatureSet& features, FrameInfoRequests& requests);
 
 // A document key as a request carries it.
 struct DocumentKey {
@@ -46,7 +49,16 @@ struct DocumentKey {
 
 // Decodes `wire_key`: with collections, a canonical LEB128 collection id then the key.
 // Einval for a bad prefix, an empty key, or a key over its collection's limit.
+//
+// The stored key keeps collections apart in the bucket's one hash table, although a default
+// collection's key may hold any bytes, including ones that spell another collection's id:
+// - a default-collection key is stored as it is (no copy: what memcached clients and most
+//   SDK requests send), unless it starts with 0x00;
+// - any other key is stored behind a 0x00 byte: 0x00, LEB128 id, key for another collection
+//   (the second byte is an id's first, never 0x00), and 0x00, key for a default one that
+//   starts with 0x00 (the second byte is that 0x00).
+// Those copies are made in `scratch`, which `out.stored` then points into.
 protocol::Status decode_document_key(std::span<const uint8_t> wire_key, bool collections,
-                                     DocumentKey& out);
+                                     DocumentKey& out, std::string& scratch);
 
 }  // namespace tern::commands

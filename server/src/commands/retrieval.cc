@@ -38,19 +38,19 @@ uint32_t optional_be32_extras(const Command& cmd) {
 
 }  // namespace
 
-Outcome get(const Command& cmd) { return answer(cmd, cmd.engine.get(cmd.key())); }
+Outcome get(const Command& cmd) { return answer(cmd, cmd.documents().get(cmd.key())); }
 
 Outcome get_and_touch(const Command& cmd) {
-  return answer(cmd, cmd.engine.get_and_touch(cmd.key(), protocol::load_be32(cmd.extras())));
+  return answer(cmd, cmd.documents().get_and_touch(cmd.key(), protocol::load_be32(cmd.extras())));
 }
 
 Outcome get_locked(const Command& cmd) {
-  return answer(cmd, cmd.engine.get_locked(cmd.key(), optional_be32_extras(cmd)));
+  return answer(cmd, cmd.documents().get_locked(cmd.key(), optional_be32_extras(cmd)));
 }
 
 Outcome touch(const Command& cmd) {
   const engine::MutationResult result =
-      cmd.engine.touch(cmd.key(), protocol::load_be32(cmd.extras()));
+      cmd.documents().touch(cmd.key(), protocol::load_be32(cmd.extras()));
   if (result.status != engine::Status::Success) {
     cmd.reply.error(to_wire(result.status));
   } else {
@@ -66,7 +66,7 @@ Outcome unlock(const Command& cmd) {
     cmd.reply.error(protocol::Status::Einval);
     return Outcome::Continue;
   }
-  const engine::Status status = cmd.engine.unlock(cmd.key(), cmd.request.cas);
+  const engine::Status status = cmd.documents().unlock(cmd.key(), cmd.request.cas);
   if (status != engine::Status::Success) {
     cmd.reply.error(to_wire(status));
   } else {

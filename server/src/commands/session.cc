@@ -6,11 +6,13 @@ Session::Session(Node& node)
     : sasl(node.users(), node.settings().allow_plain_auth), node_(node) {
   bucket = node.initial_bucket();
   authenticated_ = node.settings().open_access;
-  // memcached clients never say HELLO and must see what they always saw: every status, and
-  // the datatype they stored.
+  // memcached clients never say HELLO and must see what they always saw: every status, the
+  // datatype they stored, and alt requests taken as they always were. A HELLO starts over.
   if (node.settings().open_access) {
-    features.add(Feature::Xerror);
-    features.add(Feature::Json);
+    for (Feature feature : {Feature::Xerror, Feature::Json, Feature::AltRequestSupport,
+                            Feature::SyncReplication, Feature::PreserveTtl}) {
+      features.add(feature);
+    }
   }
 }
 

@@ -1,4 +1,5 @@
 // STAT: one response per pair, each with the request's opaque, then an empty terminator.
+// The general group holds the selected bucket's statistics and the node's.
 #include <string>
 
 #include "commands/command.h"
@@ -21,7 +22,8 @@ Outcome stat(const Command& cmd) {
   };
   const std::string_view group = cmd.key();
   if (group.empty()) {
-    emit_engine_stats(cmd.engine.stats(), emit);
+    // The selected bucket's statistics; a connection without one sees the node's only.
+    if (cmd.session.bucket != nullptr) emit_engine_stats(cmd.bucket().documents().stats(), emit);
     for (StatProvider* provider : cmd.stat_providers) provider->emit_stats(group, emit);
   } else {
     bool known = false;

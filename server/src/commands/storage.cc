@@ -38,7 +38,7 @@ Outcome store(const Command& cmd) {
   const uint32_t flags = protocol::load_be32(cmd.extras());
   const uint32_t expiry = protocol::load_be32(cmd.extras() + 4);
   return answer(cmd,
-                cmd.engine.store(store_mode(cmd.opcode), cmd.key(), cmd.value(), flags, expiry,
+                cmd.documents().store(store_mode(cmd.opcode), cmd.key(), cmd.value(), flags, expiry,
                                  cmd.request.datatype, cmd.request.cas, options_of(cmd)),
                 true);
 }
@@ -47,16 +47,16 @@ Outcome concat(const Command& cmd) {
   const auto mode =
       cmd.opcode == Opcode::Append ? engine::ConcatMode::Append : engine::ConcatMode::Prepend;
   return answer(
-      cmd, cmd.engine.concat(mode, cmd.key(), cmd.value(), cmd.request.cas, options_of(cmd)),
+      cmd, cmd.documents().concat(mode, cmd.key(), cmd.value(), cmd.request.cas, options_of(cmd)),
       true);
 }
 
 Outcome remove(const Command& cmd) {
-  return answer(cmd, cmd.engine.remove(cmd.key(), cmd.request.cas), false);
+  return answer(cmd, cmd.documents().remove(cmd.key(), cmd.request.cas), false);
 }
 
 Outcome flush(const Command& cmd) {
-  cmd.engine.flush(cmd.has_extras() ? protocol::load_be32(cmd.extras()) : 0);
+  cmd.documents().flush(cmd.has_extras() ? protocol::load_be32(cmd.extras()) : 0);
   cmd.reply.success();
   return Outcome::Continue;
 }

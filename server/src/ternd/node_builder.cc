@@ -58,6 +58,7 @@ std::unique_ptr<commands::Node> build_node(const Options& options,
                                            const config::FileConfig* file) {
   commands::NodeSettings settings;
   settings.version = kVersion;
+  settings.max_item_size = options.max_item_size;
   std::vector<std::unique_ptr<engine::Bucket>> buckets;
   auth::UserDirectory users;
   if (file == nullptr) {
