@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <ostream>
 #include <initializer_list>
 #include <memory>
 #include <span>
@@ -23,6 +25,17 @@
 #include "protocol/codec.h"
 #include "protocol/opcode.h"
 #include "protocol/status.h"
+
+namespace tern::protocol {
+
+// How GoogleTest shows a status: "0x88 (Unknown collection)".
+inline void PrintTo(Status status, std::ostream* os) {
+  char code[8];
+  std::snprintf(code, sizeof code, "0x%02x", static_cast<unsigned>(status));
+  *os << code << " (" << status_text(status) << ")";
+}
+
+}  // namespace tern::protocol
 
 namespace tern::commands::testing {
 

@@ -59,8 +59,7 @@ TEST_F(ReplyFeaturesTest, WithoutXerrorALockedDocumentAnswersKeyEexists) {
   EXPECT_EQ(new_client.set("k", "w").status, Status::Locked);
   EXPECT_EQ(old_client.set("k", "w").status, Status::KeyEexists);
   // UNLOCK of an unlocked document: NotLocked, or Etmpfail for the old client.
-  Connection& other = connect();
-  other.set("free", "v");
+  new_client.set("free", "v");
   EXPECT_EQ(new_client.one({.opcode = Opcode::UnlockKey, .key = "free", .cas = 1}).status,
             Status::NotLocked);
   EXPECT_EQ(old_client.one({.opcode = Opcode::UnlockKey, .key = "free", .cas = 1}).status,
@@ -78,9 +77,9 @@ TEST_F(ReplyFeaturesTest, WithoutXerrorARefusedRequestAnswersAuthErrorNotEaccess
 
 TEST_F(ReplyFeaturesTest, WithoutXerrorAnUnknownFrameInfoIsEinval) {
   Connection& old_client = connect();
-  old_client.hello({});
+  old_client.hello({Feature::AltRequestSupport});
   Connection& new_client = connect();
-  new_client.hello({Feature::Xerror});
+  new_client.hello({Feature::Xerror, Feature::AltRequestSupport});
   const Request unknown_frame{.opcode = Opcode::Set, .key = "k", .value = "v",
                               .extras = storage_extras(0, 0), .framing_extras = {0x61, 0x00}};
   EXPECT_EQ(new_client.one(unknown_frame).status, Status::UnknownFrameInfo);

@@ -43,6 +43,9 @@ class Session {
 
   // Scratch space for a request's decompressed value; reused to avoid an allocation each.
   std::vector<uint8_t> inflated;
+  // Scratch space for a request's stored document key, when it differs from the one sent
+  // (request_checks.h); reused likewise.
+  std::string stored_key;
 
  private:
   Node& node_;
