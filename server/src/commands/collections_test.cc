@@ -183,5 +183,18 @@ TEST_F(CollectionsTest, DefaultKeyThatLooksPrefixedStaysInTheDefaultCollection) 
   EXPECT_EQ(c.get(collection_key(kUsers, "doc")).value, "user");
 }
 
+// GETK echoes the key as the client sent it, prefix included, in any collection.
+// DISABLED: retrieval.cc echoes cmd.key(), the stored key (request_checks.h), which is the
+// logical key in the default collection and 0x00-escaped in others; it should echo
+// request.key. retrieval.cc belongs to another change in progress.
+TEST_F(CollectionsTest, DISABLED_GetkEchoesTheKeyAsSent) {
+  Connection& c = sdk();
+  ASSERT_EQ(c.set(collection_key(kUsers, "doc"), "v").status, Status::Success);
+  for (uint32_t id : {0u, kUsers}) {
+    const Response answer = c.one({.opcode = Opcode::GetK, .key = collection_key(id, "doc")});
+    EXPECT_EQ(answer.key, collection_key(id, "doc")) << id;
+  }
+}
+
 }  // namespace
 }  // namespace tern::commands

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "commands/dispatcher_harness.h"
 #include "commands/session.h"
 #include "commands/test_node.h"
 #include "common/clock.h"
@@ -21,129 +22,46 @@ namespace {
 
 using protocol::Opcode;
 using protocol::Status;
-using Bytes = std::vector<uint8_t>;
-
-constexpr uint32_t kOpaque = 0xdeadbeef;
-
-std::span<const uint8_t> bytes_of(std::string_view text) {
-  return {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
-}
-
-std::string text_of(std::span<const uint8_t> bytes) {
-  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
-}
-
-Bytes be32(uint32_t v) {
-  Bytes out(4);
-  protocol::store_be32(out.data(), v);
-  return out;
-}
-
-Bytes storage_extras(uint32_t flags, uint32_t expiry) {
-  Bytes out = be32(flags);
-  const Bytes e = be32(expiry);
-  out.insert(out.end(), e.begin(), e.end());
-  return out;
-}
-
-Bytes arithmetic_extras(uint64_t delta, uint64_t initial, uint32_t expiry) {
-  Bytes out(20);
-  protocol::store_be64(out.data(), delta);
-  protocol::store_be64(out.data() + 8, initial);
-  protocol::store_be32(out.data() + 16, expiry);
-  return out;
-}
-
-struct Request {
-  Opcode opcode = Opcode::Noop;
-  std::string key = {};
-  std::string value = {};
-  Bytes extras = {};
-  uint64_t cas = 0;
-  uint8_t datatype = 0;
-  Bytes framing_extras = {};  // non-empty: sent with the alt magic
-  uint32_t opaque = kOpaque;
-};
-
-struct Response {
-  uint8_t magic = 0;
-  uint8_t opcode = 0;
-  Status status = Status::Success;
-  uint8_t datatype = 0;
-  uint32_t opaque = 0;
-  uint64_t cas = 0;
-  Bytes extras;
-  std::string key;
-  std::string value;
-};
+using testing::arithmetic_extras;
+using testing::be32;
+using testing::Bytes;
+using testing::bytes_of;
+using testing::Connection;
+using testing::decode_all;
+using testing::kOpaque;
+using testing::Request;
+using testing::Response;
+using testing::storage_extras;
 
 class DispatcherTest : public ::testing::Test {
  protected:
   DispatcherTest()
       : node_(testing::make_open_node(clock_)),
         engine_(node_->buckets().front()->documents()),
-        session_(*node_),
-        dispatcher_(*node_) {}
+        dispatcher_(*node_),
+        connection_(dispatcher_, *node_) {}
 
-  // Executes one request; returns what it answered (zero or more responses).
   std::vector<Response> run(const Request& r) {
-    protocol::FrameParts parts;
-    parts.magic = r.framing_extras.empty() ? 0x80 : 0x08;
-    parts.opcode = static_cast<uint8_t>(r.opcode);
-    parts.datatype = r.datatype;
-    parts.opaque = r.opaque;
-    parts.cas = r.cas;
-    parts.framing_extras = r.framing_extras;
-    parts.extras = r.extras;
-    parts.key = bytes_of(r.key);
-    parts.value = bytes_of(r.value);
-    Bytes wire;
-    protocol::append_frame(parts, wire);
-    protocol::Frame frame;
-    EXPECT_EQ(protocol::decode_frame(wire, frame), protocol::DecodeResult::Ok);
-    Bytes out;
-    last_outcome_ = dispatcher_.execute(frame, session_, out);
-    return decode_all(out);
-  }
-
-  // Executes a request that must answer exactly once.
-  Response one(const Request& r) {
-    std::vector<Response> answers = run(r);
-    EXPECT_EQ(answers.size(), 1u) << protocol::opcode_name(r.opcode);
-    return answers.empty() ? Response{} : answers.front();
-  }
-
-  static std::vector<Response> decode_all(const Bytes& out) {
-    std::vector<Response> answers;
-    std::span<const uint8_t> rest(out);
-    while (!rest.empty()) {
-      protocol::Frame f;
-      if (protocol::decode_frame(rest, f) != protocol::DecodeResult::Ok) {
-        ADD_FAILURE() << "undecodable response";
-        break;
-      }
-      answers.push_back(Response{f.magic, f.opcode, static_cast<Status>(f.vbucket_or_status),
-                                 f.datatype, f.opaque, f.cas,
-                                 Bytes(f.extras.begin(), f.extras.end()), text_of(f.key),
-                                 text_of(f.value)});
-      rest = rest.subspan(f.size());
-    }
+    std::vector<Response> answers = connection_.run(r);
+    last_outcome_ = connection_.last_outcome();
     return answers;
   }
-
+  Response one(const Request& r) {
+    Response answer = connection_.one(r);
+    last_outcome_ = connection_.last_outcome();
+    return answer;
+  }
   Response set(const std::string& key, const std::string& value, uint32_t flags = 0,
                uint32_t expiry = 0) {
-    return one({.opcode = Opcode::Set, .key = key, .value = value,
-                .extras = storage_extras(flags, expiry)});
+    return connection_.set(key, value, flags, expiry);
   }
-
-  Response get(const std::string& key) { return one({.opcode = Opcode::Get, .key = key}); }
+  Response get(const std::string& key) { return connection_.get(key); }
 
   ManualClock clock_;
   std::unique_ptr<Node> node_;
   engine::Engine& engine_;
-  Session session_;
   Dispatcher dispatcher_;
+  Connection connection_;
   Outcome last_outcome_ = Outcome::Continue;
 };
 
@@ -505,7 +423,7 @@ TEST_F(DispatcherTest, AppendErrorAddressesTheRequest) {
   request.opcode = static_cast<uint8_t>(Opcode::Set);
   request.opaque = 99;
   Bytes out;
-  Dispatcher::append_error(request, Status::E2big, session_, out);
+  Dispatcher::append_error(request, Status::E2big, connection_.session(), out);
   const std::vector<Response> answers = decode_all(out);
   ASSERT_EQ(answers.size(), 1u);
   EXPECT_EQ(answers[0].opcode, static_cast<uint8_t>(Opcode::Set));
