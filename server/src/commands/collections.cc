@@ -1,7 +1,5 @@
 // GET_COLLECTIONS_MANIFEST, GET_COLLECTION_ID, GET_SCOPE_ID: how clients learn the ids their
 // keys are prefixed with. The path comes in the value (the SDKs) or the key (older tools).
-#include <fmt/format.h>
-
 #include "commands/command.h"
 #include "protocol/codec.h"
 
@@ -24,8 +22,7 @@ Outcome answer_lookup(const Command& cmd, const cluster::PathLookup& lookup) {
   const cluster::CollectionsManifest& manifest = cmd.bucket().manifest();
   if (lookup.status != Status::Success) {
     if (lookup.status == Status::UnknownCollection || lookup.status == Status::UnknownScope) {
-      cmd.reply.error_with_json(lookup.status,
-                                fmt::format(R"({{"manifest_uid":"{:x}"}})", manifest.uid()));
+      cmd.reply.error_with_manifest_uid(lookup.status, manifest.uid());
     } else {
       cmd.reply.error(lookup.status);
     }

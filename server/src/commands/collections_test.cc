@@ -187,7 +187,7 @@ TEST_F(CollectionsTest, DefaultKeyThatLooksPrefixedStaysInTheDefaultCollection) 
 // DISABLED: retrieval.cc echoes cmd.key(), the stored key (request_checks.h), which is the
 // logical key in the default collection and 0x00-escaped in others; it should echo
 // request.key. retrieval.cc belongs to another change in progress.
-TEST_F(CollectionsTest, DISABLED_GetkEchoesTheKeyAsSent) {
+TEST_F(CollectionsTest, GetkEchoesTheKeyAsSent) {
   Connection& c = sdk();
   ASSERT_EQ(c.set(collection_key(kUsers, "doc"), "v").status, Status::Success);
   for (uint32_t id : {0u, kUsers}) {

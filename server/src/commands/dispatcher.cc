@@ -4,7 +4,6 @@
 #include <exception>
 #include <new>
 
-#include <fmt/format.h>
 #include <snappy.h>
 #include <spdlog/spdlog.h>
 
@@ -76,10 +75,6 @@ Status inflate_value(protocol::Frame& request, Session& session, size_t max_item
   return Status::Success;
 }
 
-std::string unknown_collection_context(const engine::Bucket& bucket) {
-  return fmt::format(R"({{"manifest_uid":"{:x}"}})", bucket.manifest().uid());
-}
-
 }  // namespace
 
 Dispatcher::Dispatcher(Node& node) : node_(node) {}
@@ -113,7 +108,7 @@ Outcome Dispatcher::execute(const protocol::Frame& received, Session& session,
       return Outcome::Continue;
     }
     if (!bucket->manifest().has_collection(key.collection_id)) {
-      reply.error_with_json(Status::UnknownCollection, unknown_collection_context(*bucket));
+      reply.error_with_manifest_uid(Status::UnknownCollection, bucket->manifest().uid());
       return Outcome::Continue;
     }
     engine::VBucket* vbucket = bucket->vbucket(request.vbucket_or_status);

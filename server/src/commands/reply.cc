@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include <fmt/format.h>
+
 #include "protocol/codec.h"
 #include "protocol/opcode.h"
 #include "protocol/server_duration.h"
@@ -97,7 +99,14 @@ void Reply::success(const ReplyBody& body) {
 }
 
 void Reply::error(Status status) {
-  if (!silent(status)) append(status, ReplyBody{.value = protocol::status_text(status)});
+  if (silent(status)) return;
+  // The text of the status the client will see, not of the one it cannot read.
+  const Status sent = context_.features.has(Feature::Xerror) ? status : classic_status(status);
+  append(sent, ReplyBody{.value = protocol::status_text(sent)});
+}
+
+void Reply::error_with_manifest_uid(Status status, uint64_t manifest_uid) {
+  error_with_json(status, fmt::format(R"({{"manifest_uid":"{:x}"}})", manifest_uid));
 }
 
 void Reply::error_with_key(Status status, std::string_view key) {

@@ -59,6 +59,10 @@ class Reply {
   // As error(), but the body is JSON (a cluster map, an error context).
   void error_with_json(protocol::Status status, std::string_view json);
 
+  // As error_with_json(), with the error context of an unknown collection or scope: the
+  // manifest uid the answer was decided on, so the client knows whether to refresh.
+  void error_with_manifest_uid(protocol::Status status, uint64_t manifest_uid);
+
   // A response whatever the quietness (each STAT pair).
   void append(protocol::Status status, const ReplyBody& body);
 

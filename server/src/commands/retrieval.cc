@@ -15,7 +15,7 @@ Outcome answer(const Command& cmd, const engine::GetResult& result) {
   if (result.status != engine::Status::Success) {
     const protocol::Status status = to_wire(result.status);
     if (result.status == engine::Status::NotFound && echoes_key(cmd.opcode)) {
-      cmd.reply.error_with_key(status, cmd.key());
+      cmd.reply.error_with_key(status, Command::as_text(cmd.request.key));  // as sent
     } else {
       cmd.reply.error(status);
     }
@@ -25,7 +25,7 @@ Outcome answer(const Command& cmd, const engine::GetResult& result) {
   uint8_t flags[4];
   protocol::store_be32(flags, item.flags);
   cmd.reply.success(ReplyBody{.extras = flags,
-                              .key = echoes_key(cmd.opcode) ? cmd.key() : std::string_view{},
+                              .key = echoes_key(cmd.opcode) ? Command::as_text(cmd.request.key) : std::string_view{},
                               .value = item.value(),
                               .datatype = item.datatype,
                               .cas = item.cas});
