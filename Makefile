@@ -9,7 +9,7 @@ TERND_ARGS ?=
 
 .DEFAULT_GOAL := help
 .PHONY: help all deps deps-dotnet build build-server build-dotnet run test test-server \
-        test-compat test-dotnet test-asan test-tsan test-under-load bench-server bench-collections bench-instructions \
+        test-compat test-dotnet test-asan test-tsan test-under-load bench-server bench-collections bench-collections-instructions bench-instructions \
         bench-executor bench-seeds bench-sdk clean
 
 help: ## list the targets (what `make` alone does)
@@ -65,6 +65,9 @@ bench-server: deps ## ternd against memcached 1.6: same load generator, same run
 
 bench-collections: deps ## ternd: logged-in clients on a collection against anonymous classic clients, same process
 	@bash scripts/bench-collections.sh $(BUILD_DIR)
+
+bench-collections-instructions: deps ## the same two clients' instructions per request under callgrind
+	@bash scripts/bench-collections-instructions.sh $(BUILD_DIR)
 
 bench-instructions: deps ## ternd's instructions per request under callgrind; BASE=<rev> also measures that commit
 	@bash scripts/bench-instructions.sh $(BASE)

@@ -66,6 +66,9 @@ CollectionsManifest::CollectionsManifest(uint64_t uid, std::vector<Scope> scopes
   if (repeat != by_collection_id_.end()) {
     throw std::invalid_argument("collection id repeats: " + hex(repeat->collection_id));
   }
+  for (const IdEntry& entry : by_collection_id_) {
+    if (entry.collection_id < small_ids_.size()) small_ids_.set(entry.collection_id);
+  }
 }
 
 CollectionsManifest CollectionsManifest::default_only() {
@@ -76,6 +79,7 @@ CollectionsManifest CollectionsManifest::default_only() {
 }
 
 bool CollectionsManifest::has_collection(uint32_t collection_id) const {
+  if (collection_id < small_ids_.size()) return small_ids_.test(collection_id);
   return scope_of(collection_id).has_value();
 }
 

@@ -11,6 +11,7 @@
 // _default.c1); a scope path is "scope", "" meaning _default, and a ".collection" part
 // after it is ignored.
 
+#include <bitset>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -84,6 +85,9 @@ class CollectionsManifest {
   uint64_t uid_;
   std::vector<Scope> scopes_;
   std::vector<IdEntry> by_collection_id_;  // sorted by collection_id
+  // has_collection() runs on every keyed request: ids below 256 (all a manifest has in
+  // practice, as ids count up from 8) are answered from a bit each.
+  std::bitset<256> small_ids_;
 };
 
 }  // namespace tern::cluster

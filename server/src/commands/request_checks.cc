@@ -1,5 +1,7 @@
 #include "commands/request_checks.h"
 
+#include <cstring>
+
 #include "protocol/codec.h"
 #include "protocol/frame_info.h"
 #include "protocol/opcode.h"
@@ -89,15 +91,21 @@ Status check_frame_infos(const CommandSpec& spec, const protocol::Frame& request
 }
 
 Status decode_document_key(std::span<const uint8_t> wire_key, bool collections,
-                           DocumentKey& out, std::string& scratch) {
+                           DocumentKey& out, StoredKeyBuffer& scratch) {
   auto text = [](std::span<const uint8_t> bytes) {
     return std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   };
   uint32_t collection = 0;
   size_t prefix = 0;
   if (collections) {
-    prefix = protocol::leb128_decode(wire_key, collection);
-    if (prefix == 0) return Status::Einval;
+    // One byte holds every id below 128, which is what manifests have in practice.
+    if (!wire_key.empty() && wire_key[0] < 0x80) {
+      collection = wire_key[0];
+      prefix = 1;
+    } else {
+      prefix = protocol::leb128_decode(wire_key, collection);
+      if (prefix == 0) return Status::Einval;
+    }
   }
   const auto logical = wire_key.subspan(prefix);
   const size_t limit = collection == 0 ? kMaxKeyLength : kMaxNonDefaultCollectionKeyLength;
@@ -109,9 +117,10 @@ Status decode_document_key(std::span<const uint8_t> wire_key, bool collections,
     out.stored = out.logical;
     return Status::Success;
   }
-  scratch.assign(1, '\0');
-  scratch += collection == 0 ? out.logical : text(wire_key);
-  out.stored = scratch;
+  const std::string_view marked = collection == 0 ? out.logical : text(wire_key);
+  scratch[0] = '\0';
+  std::memcpy(scratch.data() + 1, marked.data(), marked.size());
+  out.stored = std::string_view(scratch.data(), 1 + marked.size());
   return Status::Success;
 }
 

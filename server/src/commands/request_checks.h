@@ -9,17 +9,11 @@
 
 #include "commands/command_table.h"
 #include "commands/features.h"
+#include "commands/key_limits.h"
 #include "protocol/frame.h"
 #include "protocol/status.h"
 
 namespace tern::commands {
-
-// The longest key on the wire: 250 bytes of key, or with collections a prefix and a key
-// that together fit 251.
-inline constexpr size_t kMaxKeyLength = 250;
-inline constexpr size_t kMaxPrefixedKeyLength = 251;
-// The longest key in a collection other than the default one (its prefix takes more room).
-inline constexpr size_t kMaxNonDefaultCollectionKeyLength = 246;
 
 // Extras length, key presence and length, value presence, datatype bits (Snappy only when
 // negotiated; XATTR never, until extended attributes are supported).
@@ -59,6 +53,6 @@ struct DocumentKey {
 //   starts with 0x00 (the second byte is that 0x00).
 // Those copies are made in `scratch`, which `out.stored` then points into.
 protocol::Status decode_document_key(std::span<const uint8_t> wire_key, bool collections,
-                                     DocumentKey& out, std::string& scratch);
+                                     DocumentKey& out, StoredKeyBuffer& scratch);
 
 }  // namespace tern::commands

@@ -11,6 +11,7 @@
 #include "auth/failure_throttle.h"
 #include "auth/sasl_exchange.h"
 #include "commands/features.h"
+#include "commands/key_limits.h"
 #include "commands/node.h"
 #include "engine/bucket.h"
 
@@ -44,8 +45,8 @@ class Session {
   // Scratch space for a request's decompressed value; reused to avoid an allocation each.
   std::vector<uint8_t> inflated;
   // Scratch space for a request's stored document key, when it differs from the one sent
-  // (request_checks.h); reused likewise.
-  std::string stored_key;
+  // (request_checks.h): a marker byte and at most the longest key on the wire.
+  StoredKeyBuffer stored_key;
 
  private:
   Node& node_;
