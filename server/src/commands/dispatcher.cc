@@ -97,11 +97,11 @@ Outcome Dispatcher::execute(const protocol::Frame& received, Session& session,
     return Outcome::Continue;
   }
 
-  protocol::Frame request = received;
-  DocumentKey key{.logical = Command::as_text(request.key), .stored = Command::as_text(request.key)};
+  DocumentKey key{.logical = Command::as_text(received.key),
+                  .stored = Command::as_text(received.key)};
   engine::Bucket* bucket = session.bucket;
   if (spec->access == Access::Document || spec->access == Access::ReplicaDocument) {
-    refused = decode_document_key(request.key, session.features.has(Feature::Collections), key,
+    refused = decode_document_key(received.key, session.features.has(Feature::Collections), key,
                                   session.stored_key);
     if (refused != Status::Success) {
       reply.error(refused);
@@ -111,7 +111,7 @@ Outcome Dispatcher::execute(const protocol::Frame& received, Session& session,
       reply.error_with_manifest_uid(Status::UnknownCollection, bucket->manifest().uid());
       return Outcome::Continue;
     }
-    engine::VBucket* vbucket = bucket->vbucket(request.vbucket_or_status);
+    engine::VBucket* vbucket = bucket->vbucket(received.vbucket_or_status);
     const auto serving = spec->access == Access::Document ? cluster::VBucketState::Active
                                                           : cluster::VBucketState::Replica;
     if (vbucket == nullptr || vbucket->state() != serving) {
@@ -123,14 +123,19 @@ Outcome Dispatcher::execute(const protocol::Frame& received, Session& session,
 
   const size_t answered = out.size();
   try {
-    if ((request.datatype & kSnappyDatatype) != 0) {
-      refused = inflate_value(request, session, node_.settings().max_item_size);
+    // A compressed value is handed on decompressed, in a copy of the frame pointing at it.
+    const protocol::Frame* request = &received;
+    protocol::Frame inflated;
+    if ((received.datatype & kSnappyDatatype) != 0) {
+      inflated = received;
+      refused = inflate_value(inflated, session, node_.settings().max_item_size);
       if (refused != Status::Success) {
         reply.error(refused);
         return Outcome::Continue;
       }
+      request = &inflated;
     }
-    return spec->handler(Command{.request = request,
+    return spec->handler(Command{.request = *request,
                                  .opcode = loud,
                                  .session = session,
                                  .reply = reply,

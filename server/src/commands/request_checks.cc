@@ -61,9 +61,11 @@ Status check_shape(const CommandSpec& spec, const protocol::Frame& request,
 
 Status check_frame_infos(const CommandSpec& spec, const protocol::Frame& request,
                          const FeatureSet& features, FrameInfoRequests& requests) {
-  if (protocol::has_framing_extras(request.magic) && !features.has(Feature::AltRequestSupport)) {
-    return Status::Einval;
+  // Most requests are classic ones, which carry no frame infos.
+  if (request.magic == static_cast<uint8_t>(protocol::Magic::ClientRequest)) {
+    return Status::Success;
   }
+  if (!features.has(Feature::AltRequestSupport)) return Status::Einval;
   protocol::FrameInfoReader reader(request.framing_extras);
   protocol::FrameInfo info;
   while (reader.next(info)) {
