@@ -4,8 +4,10 @@
 // next GET_CLUSTER_CONFIG.
 
 #include <gtest/gtest.h>
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
-#include <regex>
 #include <string>
 
 #include "couchbase_session.h"
@@ -20,20 +22,25 @@ constexpr uint8_t kClustermapChangeNotificationOpcode = 0x01;
 
 // The integer value of top-level member `name` in a cluster map's JSON ("rev", "revEpoch").
 int64_t json_integer(const std::string& json, const std::string& name) {
-  std::smatch match;
-  const std::regex member("\"" + name + "\"\\s*:\\s*(-?[0-9]+)");
-  if (!std::regex_search(json, match, member)) {
-    ADD_FAILURE() << "no \"" << name << "\" in " << json.substr(0, 200);
+  rapidjson::Document map;
+  map.Parse(json.c_str());
+  if (map.HasParseError() || !map.IsObject() || !map.HasMember(name.c_str()) ||
+      !map[name.c_str()].IsInt64()) {
+    ADD_FAILURE() << "no integer \"" << name << "\" in " << json.substr(0, 200);
     return -1;
   }
-  return std::stoll(match[1].str());
+  return map[name.c_str()].GetInt64();
 }
 
 // `json` with its "rev" set to `rev`.
 std::string with_rev(const std::string& json, int64_t rev) {
-  return std::regex_replace(json, std::regex("\"rev\"\\s*:\\s*-?[0-9]+"),
-                            "\"rev\":" + std::to_string(rev),
-                            std::regex_constants::format_first_only);
+  rapidjson::Document map;
+  map.Parse(json.c_str());
+  map["rev"].SetInt64(rev);
+  rapidjson::StringBuffer text;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(text);
+  map.Accept(writer);
+  return text.GetString();
 }
 
 TEST(ClusterPushTest, NewMapIsPushedToSubscribersAndPolledByOthers) {
