@@ -8,14 +8,13 @@
 #include "cluster/vbucket_state.h"
 #include "commands/command.h"
 #include "protocol/codec.h"
+#include "protocol/datatype.h"
 
 namespace tern::commands {
 
 using protocol::Status;
 
 namespace {
-
-constexpr uint8_t kJsonDatatype = 0x01;
 
 // The bucket a cluster-control command is about: the one its key names, else the selected
 // one; nullptr after answering why there is none.
@@ -44,7 +43,7 @@ Outcome get_cluster_config(const Command& cmd) {
       return Outcome::Continue;
     }
   }
-  cmd.reply.success(ReplyBody{.value = map->json(), .datatype = kJsonDatatype});
+  cmd.reply.success(ReplyBody{.value = map->json(), .datatype = protocol::datatype::kJson});
   return Outcome::Continue;
 }
 

@@ -2,14 +2,13 @@
 // keys are prefixed with. The path comes in the value (the SDKs) or the key (older tools).
 #include "commands/command.h"
 #include "protocol/codec.h"
+#include "protocol/datatype.h"
 
 namespace tern::commands {
 
 using protocol::Status;
 
 namespace {
-
-constexpr uint8_t kJsonDatatype = 0x01;
 
 std::string_view path_of(const Command& cmd) {
   return cmd.request.value.empty() ? Command::as_text(cmd.request.key) : cmd.value();
@@ -39,7 +38,7 @@ Outcome answer_lookup(const Command& cmd, const cluster::PathLookup& lookup) {
 
 Outcome get_collections_manifest(const Command& cmd) {
   const std::string json = cmd.bucket().manifest().json();
-  cmd.reply.success(ReplyBody{.value = json, .datatype = kJsonDatatype});
+  cmd.reply.success(ReplyBody{.value = json, .datatype = protocol::datatype::kJson});
   return Outcome::Continue;
 }
 

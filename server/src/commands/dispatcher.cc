@@ -1,6 +1,5 @@
 #include "commands/dispatcher.h"
 
-#include <chrono>
 #include <exception>
 #include <new>
 
@@ -12,6 +11,7 @@
 #include "commands/node.h"
 #include "commands/request_checks.h"
 #include "commands/session.h"
+#include "protocol/datatype.h"
 
 namespace tern::commands {
 
@@ -19,8 +19,6 @@ using protocol::Opcode;
 using protocol::Status;
 
 namespace {
-
-constexpr uint8_t kSnappyDatatype = 0x02;
 
 // Why a request cannot run, or Success.
 Status precheck(const CommandSpec* spec, const protocol::Frame& request, const Session& session,
@@ -51,12 +49,6 @@ Status check_access(Access access, const Session& session) {
   return Status::Eaccess;
 }
 
-int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 // Decompresses a Snappy value into the session's scratch buffer and points `request` at it.
 Status inflate_value(protocol::Frame& request, Session& session, size_t max_item_size) {
   const auto* compressed = reinterpret_cast<const char*>(request.value.data());
@@ -71,7 +63,7 @@ Status inflate_value(protocol::Frame& request, Session& session, size_t max_item
     return Status::Einval;
   }
   request.value = session.inflated;
-  request.datatype &= ~kSnappyDatatype;
+  request.datatype &= ~protocol::datatype::kSnappy;
   return Status::Success;
 }
 
@@ -126,7 +118,7 @@ Outcome Dispatcher::execute(const protocol::Frame& received, Session& session,
     // A compressed value is handed on decompressed, in a copy of the frame pointing at it.
     const protocol::Frame* request = &received;
     protocol::Frame inflated;
-    if ((received.datatype & kSnappyDatatype) != 0) {
+    if ((received.datatype & protocol::datatype::kSnappy) != 0) {
       inflated = received;
       refused = inflate_value(inflated, session, node_.settings().max_item_size);
       if (refused != Status::Success) {

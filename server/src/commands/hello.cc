@@ -8,6 +8,7 @@
 #include "commands/command.h"
 #include "protocol/codec.h"
 #include "protocol/error_map.h"
+#include "protocol/datatype.h"
 
 namespace tern::commands {
 
@@ -15,7 +16,6 @@ using protocol::Status;
 
 namespace {
 
-constexpr uint8_t kJsonDatatype = 0x01;
 constexpr size_t kMaxAgentLength = 256;  // enough for the SDKs' {"a":...,"i":...} agent
 
 }  // namespace
@@ -56,7 +56,7 @@ Outcome get_error_map(const Command& cmd) {
     cmd.reply.error(Status::Einval);
     return Outcome::Continue;
   }
-  cmd.reply.success(ReplyBody{.value = protocol::error_map_json(), .datatype = kJsonDatatype});
+  cmd.reply.success(ReplyBody{.value = protocol::error_map_json(), .datatype = protocol::datatype::kJson});
   return Outcome::Continue;
 }
 

@@ -1,5 +1,6 @@
 #include "commands/reply.h"
 
+#include <array>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -7,6 +8,7 @@
 #include "protocol/codec.h"
 #include "protocol/opcode.h"
 #include "protocol/server_duration.h"
+#include "protocol/datatype.h"
 
 namespace tern::commands {
 
@@ -15,8 +17,6 @@ using protocol::Status;
 
 namespace {
 
-constexpr uint8_t kJsonDatatype = 0x01;
-constexpr uint8_t kServerDurationFrame = 0x02;  // frame id 0, two bytes of data
 
 std::span<const uint8_t> bytes_of(std::string_view text) {
   return {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
@@ -26,13 +26,13 @@ bool is_quiet_retrieval(Opcode op) {
   return op == Opcode::GetQ || op == Opcode::GetKQ || op == Opcode::GatQ;
 }
 
+}  // namespace
+
 int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
-
-}  // namespace
 
 Status classic_status(Status status) {
   switch (status) {
@@ -114,7 +114,7 @@ void Reply::error_with_key(Status status, std::string_view key) {
 }
 
 void Reply::error_with_json(Status status, std::string_view json) {
-  if (!silent(status)) append(status, ReplyBody{.value = json, .datatype = kJsonDatatype});
+  if (!silent(status)) append(status, ReplyBody{.value = json, .datatype = protocol::datatype::kJson});
 }
 
 void Reply::append(Status status, const ReplyBody& body) {
@@ -122,7 +122,7 @@ void Reply::append(Status status, const ReplyBody& body) {
   protocol::FrameParts parts;
   parts.magic = static_cast<uint8_t>(protocol::Magic::ClientResponse);
   parts.opcode = request_.opcode;
-  parts.datatype = features.has(Feature::Json) ? body.datatype : body.datatype & ~kJsonDatatype;
+  parts.datatype = features.has(Feature::Json) ? body.datatype : body.datatype & ~protocol::datatype::kJson;
   if (!features.has(Feature::Xerror)) status = classic_status(status);
   parts.vbucket_or_status = static_cast<uint16_t>(status);
   parts.opaque = request_.opaque;
@@ -130,12 +130,10 @@ void Reply::append(Status status, const ReplyBody& body) {
   parts.extras = body.extras;
   parts.key = bytes_of(body.key);
   parts.value = bytes_of(body.value);
-  uint8_t duration_frame[3];
+  std::array<uint8_t, 3> duration_frame;
   if (features.has(Feature::Tracing)) {
     const int64_t micros = (steady_ns() - context_.received_ns) / 1000;
-    const uint16_t encoded = protocol::encode_server_duration(micros > 0 ? micros : 0);
-    duration_frame[0] = kServerDurationFrame;
-    protocol::store_be16(duration_frame + 1, encoded);
+    duration_frame = protocol::server_duration_frame(micros > 0 ? micros : 0);
     parts.magic = static_cast<uint8_t>(protocol::Magic::AltClientResponse);
     parts.framing_extras = duration_frame;
   }

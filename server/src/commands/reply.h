@@ -39,6 +39,9 @@ struct ReplyContext {
   int64_t received_ns = 0;
 };
 
+// Steady-clock nanoseconds: when a request was received, for the Tracing frame.
+int64_t steady_ns();
+
 // The classic-protocol status a client without XERROR gets for `status`.
 protocol::Status classic_status(protocol::Status status);
 

@@ -5,6 +5,7 @@
 #include "protocol/codec.h"
 #include "protocol/frame_info.h"
 #include "protocol/opcode.h"
+#include "protocol/datatype.h"
 
 namespace tern::commands {
 
@@ -13,8 +14,6 @@ using protocol::Status;
 
 namespace {
 
-constexpr uint8_t kSnappyDatatype = 0x02;
-constexpr uint8_t kXattrDatatype = 0x04;
 constexpr uint8_t kDurabilityMajority = 1;
 constexpr uint8_t kLastDurabilityLevel = 3;
 
@@ -50,9 +49,9 @@ Status check_shape(const CommandSpec& spec, const protocol::Frame& request,
   if (spec.key == KeyRule::Required && key == 0) return Status::Einval;
   if (spec.key == KeyRule::Forbidden && key != 0) return Status::Einval;
   if (!spec.takes_value && !request.value.empty()) return Status::Einval;
-  if ((request.datatype & ~(0x01 | kSnappyDatatype | kXattrDatatype)) != 0) return Status::Einval;
-  if ((request.datatype & kXattrDatatype) != 0) return Status::Einval;
-  if ((request.datatype & kSnappyDatatype) != 0 &&
+  if ((request.datatype & ~(protocol::datatype::kJson | protocol::datatype::kSnappy | protocol::datatype::kXattr)) != 0) return Status::Einval;
+  if ((request.datatype & protocol::datatype::kXattr) != 0) return Status::Einval;
+  if ((request.datatype & protocol::datatype::kSnappy) != 0 &&
       (!features.has(Feature::Snappy) || !spec.takes_value)) {
     return Status::Einval;
   }

@@ -48,10 +48,7 @@ std::shared_ptr<const cluster::ClusterMap> Bucket::cluster_map() const {
 bool Bucket::install_cluster_map(cluster::ClusterMap map) {
   auto replacement = std::make_shared<const cluster::ClusterMap>(std::move(map));
   std::lock_guard lock(map_mutex_);
-  if (map_ && !replacement->newer_than(map_->epoch(), map_->rev()) &&
-      !(replacement->epoch() == map_->epoch() && replacement->rev() == map_->rev())) {
-    return false;
-  }
+  if (map_ && map_->newer_than(replacement->epoch(), replacement->rev())) return false;
   map_ = std::move(replacement);
   return true;
 }

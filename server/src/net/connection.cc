@@ -8,6 +8,7 @@
 
 #include "protocol/codec.h"
 #include "protocol/opcode.h"
+#include "protocol/datatype.h"
 
 namespace tern::net {
 
@@ -74,7 +75,7 @@ void Connection::notify_cluster_map(engine::Bucket& bucket) {
   protocol::FrameParts parts;
   parts.magic = static_cast<uint8_t>(protocol::Magic::ServerRequest);
   parts.opcode = static_cast<uint8_t>(protocol::ServerOpcode::ClustermapChangeNotification);
-  parts.datatype = session_.features.has(Feature::Json) ? 0x01 : 0x00;
+  parts.datatype = session_.features.has(Feature::Json) ? protocol::datatype::kJson : 0;
   parts.extras = version;
   parts.key = {reinterpret_cast<const uint8_t*>(bucket.name().data()), bucket.name().size()};
   parts.value = {reinterpret_cast<const uint8_t*>(map->json().data()), map->json().size()};
