@@ -1,7 +1,11 @@
 // vbucket_of against CRC-32 values computed independently (Python's zlib.crc32), and the
 // vbucket states with the three SET_VBUCKET encodings.
 #include <gtest/gtest.h>
+#include <rapidjson/document.h>
 
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -38,6 +42,34 @@ TEST(VBucketOf, MatchesTheSdkHash) {
     EXPECT_EQ(vbucket_of(std::span<const uint8_t>(bytes), v.count), v.expected) << v.key;
   }
   EXPECT_EQ(kVBucketCount, 1024);
+}
+
+rapidjson::Document load_json(const std::string& name) {
+  const std::string path = std::string(TERN_TESTDATA_DIR) + "/mcbp/" + name;
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  rapidjson::Document doc;
+  doc.Parse(text.str().c_str());
+  if (doc.HasParseError()) throw std::runtime_error("bad JSON in " + path);
+  return doc;
+}
+
+// The vectors the .NET SDK's VBucketLocator is tested against: both sides must agree.
+TEST(VBucketOf, MatchesTheSharedVectors) {
+  const rapidjson::Document doc = load_json("vbuckets.json");
+  const auto count = static_cast<uint16_t>(doc["vbuckets"].GetUint());
+  const auto& keys = doc["keys"].GetArray();
+  ASSERT_GE(keys.Size(), 10u);
+  for (const auto& row : keys) {
+    const std::string key(row["key"].GetString(), row["key"].GetStringLength());
+    const uint32_t crc = static_cast<uint32_t>(std::stoul(row["crc32"].GetString(), nullptr, 16));
+    const auto expected = static_cast<uint16_t>(row["vbucket"].GetUint());
+    // The vector's own arithmetic, so a bad row is told apart from a bad vbucket_of.
+    ASSERT_EQ(((crc >> 16) & 0x7fff) % count, expected) << key;
+    EXPECT_EQ(vbucket_of(key, count), expected) << key;
+  }
 }
 
 TEST(VBucketState, NamesRoundTrip) {
