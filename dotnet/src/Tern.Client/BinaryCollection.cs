@@ -22,17 +22,21 @@ public sealed class BinaryCollection
     public ValueTask<MutationResult> AppendAsync(string key, ReadOnlyMemory<byte> value, AdjoinOptions? options = null)
     {
         options ??= Defaults<AdjoinOptions>.Value;
-        return _collection.Mutate(Opcode.Append, key, default, options.Cas, value.Span, options);
+        return _collection.Mutate(Opcode.Append, key, default, options.Cas, value.Span, options, options.Durability);
     }
 
     /// <summary>Prepends bytes to an existing document; <see cref="Exceptions.DocumentNotFoundException"/> if it does not exist.</summary>
     public ValueTask<MutationResult> PrependAsync(string key, ReadOnlyMemory<byte> value, AdjoinOptions? options = null)
     {
         options ??= Defaults<AdjoinOptions>.Value;
-        return _collection.Mutate(Opcode.Prepend, key, default, options.Cas, value.Span, options);
+        return _collection.Mutate(Opcode.Prepend, key, default, options.Cas, value.Span, options, options.Durability);
     }
 
-    private ValueTask<CounterResult> Count(Opcode opcode, string key, CounterOptions options) =>
-        _collection.Send(CounterOperation.Create(opcode, key, _collection.CollectionId, options.Delta, options.Initial,
-            Expiry.ToWire(options.Expiry, _collection.TimeProvider, key)), options);
+    private ValueTask<CounterResult> Count(Opcode opcode, string key, CounterOptions options)
+    {
+        Span<byte> framing = stackalloc byte[Couchbase.FramingExtras.MaxRequestLength];
+        var framingLength = _collection.WriteFraming(framing, key, options.Durability, preserveTtl: false, options);
+        return _collection.Send(CounterOperation.Create(opcode, key, _collection.CollectionId, options.Delta, options.Initial,
+            Expiry.ToWire(options.Expiry, _collection.TimeProvider, key), framing[..framingLength], options.Durability), options);
+    }
 }

@@ -1,28 +1,77 @@
 using System.Collections.Concurrent;
+using Tern.Client.Couchbase;
+using Tern.Client.Exceptions;
 using Tern.Client.IO;
 
 namespace Tern.Client;
 
 /// <summary>
-/// A named bucket. Plain memcached has no buckets, so there the name only labels the handle;
-/// selecting the bucket on each connection (SELECT_BUCKET) belongs to the Couchbase bootstrap.
+/// A named bucket. Over couchbase:// it has its own connections (each selects the bucket) and its
+/// own cluster map; opening it starts in the background when the handle is created, and the first
+/// operations wait for it (<see cref="WaitUntilReadyAsync"/> waits explicitly and reports
+/// <see cref="BucketNotFoundException"/> or <see cref="AuthenticationFailureException"/>). Plain
+/// memcached has no buckets: there the name only labels the handle.
 /// </summary>
 public sealed class Bucket
 {
-    private readonly Dispatcher _dispatcher;
     private readonly ClusterOptions _options;
-    private readonly ConcurrentDictionary<string, Collection> _collections = new();
+    private readonly BucketTopology? _topology;
+    private readonly Dispatcher? _classic;
+    private readonly ConcurrentDictionary<string, Scope> _scopes = new(StringComparer.Ordinal);
 
-    internal Bucket(string name, Dispatcher dispatcher, ClusterOptions options)
+    internal Bucket(string name, Dispatcher classic, ClusterOptions options)
     {
         Name = name;
-        _dispatcher = dispatcher;
+        _classic = classic;
+        _options = options;
+    }
+
+    internal Bucket(BucketTopology topology, ClusterOptions options)
+    {
+        Name = topology.Name;
+        _topology = topology;
         _options = options;
     }
 
     public string Name { get; }
 
-    /// <summary>The default collection (id 0; keys carry no collection prefix until Collections is negotiated).</summary>
-    public Collection DefaultCollection() =>
-        _collections.GetOrAdd("_default", static (name, bucket) => new Collection(name, bucket._dispatcher, bucket._options, null), this);
+    /// <summary>The default collection (`_default._default`, id 0).</summary>
+    public Collection DefaultCollection() => DefaultScope().Collection(CollectionNames.DefaultCollection);
+
+    public Scope DefaultScope() => Scope(CollectionNames.DefaultScope);
+
+    /// <summary>A scope by name; whether it exists is checked when one of its collections is first used.</summary>
+    public Scope Scope(string name)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(name);
+        return _scopes.GetOrAdd(name, static (scopeName, bucket) => new Scope(scopeName, bucket), this);
+    }
+
+    /// <summary>Waits until the bucket is open (couchbase://: its first cluster map arrived); at once on classic clusters.</summary>
+    public async Task WaitUntilReadyAsync(TimeSpan timeout, CancellationToken cancellationToken = default)
+    {
+        if (_topology is null)
+            return;
+        try
+        {
+            await _topology.Ready.WaitAsync(timeout, _options.TimeProvider, cancellationToken).ConfigureAwait(false);
+        }
+        catch (System.TimeoutException)
+        {
+            throw new UnambiguousTimeoutException(
+                $"bucket '{Name}' did not open within {timeout.TotalMilliseconds:0} ms (no cluster map arrived)", null);
+        }
+    }
+
+    internal Keyspace Keyspace(string scope, string collection)
+    {
+        if (_topology is not null)
+            return new Keyspace(_topology, scope, collection);
+        if (scope != CollectionNames.DefaultScope || collection != CollectionNames.DefaultCollection)
+            throw new FeatureNotAvailableException(
+                $"collection '{scope}.{collection}': memcached:// and tern:// have only the default collection; use couchbase://");
+        return new Keyspace(_classic!, Name);
+    }
+
+    internal ClusterOptions Options => _options;
 }

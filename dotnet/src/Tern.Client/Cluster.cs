@@ -1,5 +1,6 @@
 using System.Collections.Concurrent;
 using Microsoft.Extensions.Logging;
+using Tern.Client.Couchbase;
 using Tern.Client.Exceptions;
 using Tern.Client.IO;
 using Tern.Client.Locators;
@@ -7,29 +8,42 @@ using Tern.Client.Locators;
 namespace Tern.Client;
 
 /// <summary>
-/// The entry point: <c>await Cluster.ConnectAsync("memcached://h1:11211,h2:11211")</c>, then
+/// The entry point: <c>await Cluster.ConnectAsync("couchbase://host", new ClusterOptions { UserName = .., Password = .. })</c>
+/// (ternd or Couchbase Server) or <c>Cluster.ConnectAsync("memcached://h1:11211,h2:11211")</c>, then
 /// <c>cluster.Bucket("name").DefaultCollection()</c>. Owns every connection; dispose it to close them.
 /// </summary>
 public sealed class Cluster : IAsyncDisposable
 {
-    private readonly ConcurrentDictionary<string, Bucket> _buckets = new();
-    private readonly NodePool[] _nodes;
+    private readonly ConcurrentDictionary<string, Bucket> _buckets = new(StringComparer.Ordinal);
+    private readonly ConnectionString _connectionString;
+    private readonly ConnectionSettings _settings;
     private readonly OrphanReporter _orphans;
-    private readonly Dispatcher _dispatcher;
+    private readonly NodePool[] _nodes;
+    private readonly Dispatcher? _classic;
+    private readonly CouchbaseCredentials? _credentials;
+    private readonly ConcurrentBag<BucketTopology> _topologies = new();
+    private volatile bool _disposed;
 
-    private Cluster(ClusterOptions options, NodePool[] nodes, IKeyLocator locator, OrphanReporter orphans)
+    private Cluster(ClusterOptions options, ConnectionString connectionString, ConnectionSettings settings, OrphanReporter orphans,
+        NodePool[] nodes, IKeyLocator? locator, CouchbaseCredentials? credentials)
     {
         Options = options;
-        _nodes = nodes;
+        _connectionString = connectionString;
+        _settings = settings;
         _orphans = orphans;
-        _dispatcher = new Dispatcher(nodes, locator, options.TimeProvider);
+        _nodes = nodes;
+        _credentials = credentials;
+        if (locator is not null)
+            _classic = new Dispatcher(nodes, locator, options.TimeProvider);
     }
 
     public ClusterOptions Options { get; }
 
     /// <summary>
-    /// Connects to every node of the connection string. Succeeds when at least one node answers;
-    /// the others keep being retried in the background. Cancelling throws <see cref="OperationCanceledException"/>.
+    /// memcached:// and tern://: connects to every node; succeeds when at least one answers, the
+    /// others keep being retried in the background. couchbase://: authenticates once against a seed
+    /// node (<see cref="AuthenticationFailureException"/> for wrong credentials); buckets open when
+    /// first named. Cancelling throws <see cref="OperationCanceledException"/>.
     /// </summary>
     public static async Task<Cluster> ConnectAsync(string connectionString, ClusterOptions? options = null,
         CancellationToken cancellationToken = default)
@@ -40,12 +54,19 @@ public sealed class Cluster : IAsyncDisposable
         var logger = options.LoggerFactory.CreateLogger("Tern.Client");
         var orphans = new OrphanReporter(logger, options.OrphanReportInterval, options.OrphanSampleSize, options.TimeProvider);
         var settings = new ConnectionSettings(options.MaxInFlightPerConnection, options.ConnectTimeout,
-            options.TimeoutSweepInterval, options.ConnectionInitializers, orphans, logger, options.TimeProvider);
+            options.TimeoutSweepInterval, options.ConnectionInitializers, orphans, logger, options.TimeProvider)
+        {
+            KeepAliveInterval = options.KeepAliveInterval,
+            KeepAliveTimeout = options.KvTimeout,
+        };
+        if (parsed.IsCouchbase)
+            return await ConnectCouchbaseAsync(parsed, options, settings, orphans, cancellationToken).ConfigureAwait(false);
+
         var nodes = parsed.Nodes
             .Select(n => new NodePool(n.Host, n.Port, options.MinConnectionsPerNode, options.MaxConnectionsPerNode,
                 options.ReconnectBackoffMin, options.ReconnectBackoffMax, settings))
             .ToArray();
-        var cluster = new Cluster(options, nodes, new KetamaLocator(parsed.Nodes), orphans);
+        var cluster = new Cluster(options, parsed, settings, orphans, nodes, new KetamaLocator(parsed.Nodes), null);
         var failures = await Task.WhenAll(nodes.Select(async node =>
         {
             try
@@ -70,18 +91,85 @@ public sealed class Cluster : IAsyncDisposable
         return cluster;
     }
 
-    public Bucket Bucket(string name) =>
-        _buckets.GetOrAdd(name, static (bucketName, cluster) => new Bucket(bucketName, cluster._dispatcher, cluster.Options), this);
+    /// <summary>Checks the credentials on the first seed that answers (one bootstrap, no bucket), then closes that connection.</summary>
+    private static async Task<Cluster> ConnectCouchbaseAsync(ConnectionString parsed, ClusterOptions options, ConnectionSettings settings,
+        OrphanReporter orphans, CancellationToken cancellationToken)
+    {
+        if (string.IsNullOrEmpty(options.UserName) || options.Password is null)
+            throw new InvalidArgumentException("couchbase:// needs credentials: set ClusterOptions.UserName and ClusterOptions.Password");
+        var credentials = new CouchbaseCredentials(options.UserName, options.Password, options.EnablePlainAuthentication);
+        var probe = settings with { Initializers = [new CouchbaseBootstrap(credentials, null, options.ConnectTimeout)] };
+        var failures = new List<Exception>();
+        foreach (var (host, port) in parsed.Nodes)
+        {
+            try
+            {
+                await using var connection = await Connection.OpenAsync(host, port, probe, cancellationToken).ConfigureAwait(false);
+                settings.Logger.LogInformation("authenticated as {User} at {Endpoint}", options.UserName, connection.Endpoint);
+                return new Cluster(options, parsed, settings, orphans, [], null, credentials);
+            }
+            catch (AuthenticationFailureException)
+            {
+                orphans.Dispose();
+                throw;
+            }
+            catch (Exception e) when (!cancellationToken.IsCancellationRequested)
+            {
+                failures.Add(e);
+            }
+            catch
+            {
+                orphans.Dispose();
+                throw;
+            }
+        }
+        orphans.Dispose();
+        throw new NodeUnavailableException(
+            $"could not bootstrap from any seed of couchbase://{string.Join(",", parsed.Nodes.Select(n => $"{n.Host}:{n.Port}"))}: " +
+            string.Join("; ", failures.Select(f => f.Message)), null, failures[0]);
+    }
+
+    /// <summary>A bucket handle (the same one for the same name). Over couchbase:// it starts opening now, in the background.</summary>
+    public Bucket Bucket(string name)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(name);
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        return _buckets.GetOrAdd(name, static (bucketName, cluster) => cluster.OpenBucket(bucketName), this);
+    }
+
+    /// <summary>A bucket handle, once the bucket is open: throws <see cref="BucketNotFoundException"/> when it does not exist.</summary>
+    public async ValueTask<Bucket> BucketAsync(string name, CancellationToken cancellationToken = default)
+    {
+        var bucket = Bucket(name);
+        await bucket.WaitUntilReadyAsync(Options.KvTimeout, cancellationToken).ConfigureAwait(false);
+        return bucket;
+    }
+
+    private Bucket OpenBucket(string name)
+    {
+        if (_credentials is null)
+            return new Bucket(name, _classic!, Options);
+        var topology = new BucketTopology(name, _connectionString.Nodes, Options, _settings, _credentials);
+        _topologies.Add(topology);
+        topology.Start();
+        return new Bucket(topology, Options);
+    }
 
     /// <summary>Orphaned responses (arrived after their operation timed out) since the cluster was created.</summary>
     public long OrphanCount => _orphans.Total;
 
     internal OrphanReporter Orphans => _orphans;
 
-    internal IReadOnlyList<NodePool> Nodes => _nodes;
+    /// <summary>The node pools: a classic cluster's, or every open bucket's.</summary>
+    internal IReadOnlyList<NodePool> Nodes => _classic is not null ? _nodes : _topologies.SelectMany(t => t.Pools).ToArray();
+
+    internal IEnumerable<BucketTopology> Topologies => _topologies;
 
     public async ValueTask DisposeAsync()
     {
+        _disposed = true;
+        foreach (var topology in _topologies)
+            await topology.DisposeAsync().ConfigureAwait(false);
         foreach (var node in _nodes)
             await node.DisposeAsync().ConfigureAwait(false);
         _orphans.Dispose();

@@ -46,6 +46,32 @@ public sealed record ClusterOptions
     /// </summary>
     public TimeProvider TimeProvider { get; init; } = TimeProvider.System;
 
+    /// <summary>User name for couchbase:// (SASL); ignored by memcached:// and tern://.</summary>
+    public string? UserName { get; init; }
+
+    public string? Password { get; init; }
+
+    /// <summary>
+    /// Allow SASL PLAIN, which sends the password in clear text. Off: only SCRAM (SHA-512, SHA-256 or
+    /// SHA-1, the strongest the server offers) is used, and a server offering nothing else is refused.
+    /// </summary>
+    public bool EnablePlainAuthentication { get; init; }
+
+    /// <summary>A connection that has received nothing for this long sends a NOOP; no answer within <see cref="KvTimeout"/> declares the peer dead.</summary>
+    public TimeSpan KeepAliveInterval { get; init; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>How often each bucket asks a node for a newer cluster map (besides the maps the server pushes).</summary>
+    public TimeSpan ConfigPollInterval { get; init; } = TimeSpan.FromSeconds(2.5);
+
+    /// <summary>Compress values with Snappy when the server negotiated it (couchbase://).</summary>
+    public bool EnableCompression { get; init; } = true;
+
+    /// <summary>Values shorter than this are sent as they are.</summary>
+    public int CompressionMinSize { get; init; } = 32;
+
+    /// <summary>A compressed value is sent only if it is at most this fraction of the original.</summary>
+    public double CompressionMinRatio { get; init; } = 0.83;
+
     /// <summary>Bootstrap steps run on each new connection, in order, before it carries operations.</summary>
     public IReadOnlyList<IConnectionInitializer> ConnectionInitializers { get; init; } = [];
 }

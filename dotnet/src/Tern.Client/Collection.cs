@@ -1,6 +1,8 @@
 using System.Buffers;
 using System.Buffers.Binary;
 using System.Text.Json.Serialization.Metadata;
+using Tern.Client.Couchbase;
+using Tern.Client.Exceptions;
 using Tern.Client.IO;
 using Tern.Client.Operations;
 using Tern.Client.Protocol;
@@ -11,24 +13,28 @@ namespace Tern.Client;
 /// <summary>
 /// Key-value operations on one collection. Every method validates the key before sending
 /// (<see cref="Exceptions.InvalidArgumentException"/> for an empty key or one over 250 UTF-8
-/// bytes) and fails with a typed exception naming the key. Await each returned task once.
+/// bytes, 246 in a named collection) and fails with a typed exception naming the key. Await each
+/// returned task once. Over couchbase:// the first operation waits for the bucket to open and,
+/// on a named collection, for its id (<see cref="Exceptions.CollectionNotFoundException"/> when
+/// it does not exist); later ones go straight out.
 /// </summary>
 public sealed class Collection
 {
-    private readonly Dispatcher _dispatcher;
+    private readonly Keyspace _keyspace;
     private readonly ClusterOptions _options;
-    private readonly uint? _collectionId;
 
-    internal Collection(string name, Dispatcher dispatcher, ClusterOptions options, uint? collectionId)
+    internal Collection(Keyspace keyspace, ClusterOptions options)
     {
-        Name = name;
-        _dispatcher = dispatcher;
+        _keyspace = keyspace;
         _options = options;
-        _collectionId = collectionId;
         Binary = new BinaryCollection(this);
     }
 
-    public string Name { get; }
+    public string Name => _keyspace.CollectionName;
+
+    public string ScopeName => _keyspace.ScopeName;
+
+    public string BucketName => _keyspace.BucketName;
 
     /// <summary>Counters and append/prepend, which work on raw bytes.</summary>
     public BinaryCollection Binary { get; }
@@ -59,7 +65,7 @@ public sealed class Collection
     /// (plain memcached lacks GET_META): the value crosses the network but is not copied or decoded.
     /// </summary>
     public ValueTask<ExistsResult> ExistsAsync(string key, ExistsOptions? options = null) =>
-        Send(ExistsOperation.Create(key, _collectionId), options ?? Defaults<ExistsOptions>.Value);
+        Send(ExistsOperation.Create(key, CollectionId), options ?? Defaults<ExistsOptions>.Value);
 
     /// <summary>Stores a document whether or not it exists.</summary>
     public ValueTask<MutationResult> UpsertAsync<T>(string key, T value, UpsertOptions? options = null) =>
@@ -85,7 +91,7 @@ public sealed class Collection
     public ValueTask<MutationResult> RemoveAsync(string key, RemoveOptions? options = null)
     {
         options ??= Defaults<RemoveOptions>.Value;
-        return Mutate(Opcode.Delete, key, default, options.Cas, default, options);
+        return Mutate(Opcode.Delete, key, default, options.Cas, default, options, options.Durability);
     }
 
     /// <summary>Sets a document's expiry without reading it.</summary>
@@ -93,38 +99,87 @@ public sealed class Collection
     {
         Span<byte> extras = stackalloc byte[4];
         BinaryPrimitives.WriteUInt32BigEndian(extras, Expiry.ToWire(expiry, _options.TimeProvider, key));
-        return Mutate(Opcode.Touch, key, extras, 0, default, options ?? Defaults<TouchOptions>.Value);
+        return Mutate(Opcode.Touch, key, extras, 0, default, options ?? Defaults<TouchOptions>.Value, DurabilityLevel.None);
     }
 
     /// <summary>Releases a lock taken by <see cref="GetAndLockAsync"/>, given the CAS it returned.</summary>
     public ValueTask<MutationResult> UnlockAsync(string key, ulong cas, UnlockOptions? options = null) =>
-        Mutate(Opcode.UnlockKey, key, default, cas, default, options ?? Defaults<UnlockOptions>.Value);
+        Mutate(Opcode.UnlockKey, key, default, cas, default, options ?? Defaults<UnlockOptions>.Value, DurabilityLevel.None);
 
     internal ValueTask<MutationResult> Mutate(Opcode opcode, string key, ReadOnlySpan<byte> extras, ulong cas,
-        ReadOnlySpan<byte> value, OperationOptions options)
+        ReadOnlySpan<byte> value, OperationOptions options, DurabilityLevel durability)
     {
-        var operation = MutationOperation.Create(opcode, key, _collectionId, extras, cas);
+        Span<byte> framing = stackalloc byte[FramingExtras.MaxRequestLength];
+        var framingLength = WriteFraming(framing, key, durability, preserveTtl: false, options);
+        var operation = MutationOperation.Create(opcode, key, CollectionId, extras, cas, framing[..framingLength], durability);
         operation.Request.Write(value);
         operation.Seal();
         return Send(operation, options);
     }
 
-    internal ValueTask<TResult> Send<TResult>(Operation<TResult> operation, OperationOptions options) =>
-        _dispatcher.SendAsync(operation, options.Timeout ?? _options.KvTimeout, options.CancellationToken);
+    /// <summary>
+    /// Sends an encoded operation. Until the keyspace is resolved (couchbase://: bucket open,
+    /// collection id known) it first waits for that, within the operation's timeout, and then
+    /// writes the real collection id into the key's prefix.
+    /// </summary>
+    internal ValueTask<TResult> Send<TResult>(Operation<TResult> operation, OperationOptions options)
+    {
+        operation.Keyspace = _keyspace;
+        var timeout = options.Timeout ?? _options.KvTimeout;
+        if (_keyspace.IsResolved)
+            return _keyspace.Dispatcher.SendAsync(operation, timeout, options.CancellationToken);
+        return SendAfterResolvingAsync(operation, timeout, options.CancellationToken);
+    }
 
-    internal uint? CollectionId => _collectionId;
+    private async ValueTask<TResult> SendAfterResolvingAsync<TResult>(Operation<TResult> operation, TimeSpan timeout, CancellationToken cancellationToken)
+    {
+        operation.Start(timeout, _options.TimeProvider, cancellationToken);
+        // An operation that fails here was never handed out: it is simply not returned to its pool.
+        var id = await _keyspace.ResolveAsync(operation).ConfigureAwait(false);
+        if (id != 0)
+            operation.Request.ChangeCollectionPrefix(id);
+        var remaining = _options.TimeProvider.Until(operation.DeadlineTimestamp);
+        return await _keyspace.Dispatcher.SendAsync(operation, remaining > TimeSpan.Zero ? remaining : TimeSpan.Zero, cancellationToken)
+            .ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// Writes the alt-request frames a mutation needs (durability, preserve-TTL); returns their
+    /// length. Classic clusters have no such frames: asking for them there is an error.
+    /// </summary>
+    internal int WriteFraming(Span<byte> destination, string key, DurabilityLevel durability, bool preserveTtl, OperationOptions options)
+    {
+        if (durability == DurabilityLevel.None && !preserveTtl)
+            return 0;
+        if (_keyspace.Prefix is null)
+            throw new FeatureNotAvailableException(
+                $"{(durability != DurabilityLevel.None ? $"durability {durability}" : "preserving the expiry")} needs couchbase://; " +
+                $"key '{TernException.Describe(key)}' was not sent", key);
+        var length = 0;
+        if (durability != DurabilityLevel.None)
+            length += FramingExtras.WriteDurability(destination, durability, options.Timeout ?? _options.KvTimeout);
+        if (preserveTtl)
+            length += FramingExtras.WritePreserveTtl(destination[length..]);
+        return length;
+    }
+
+    /// <summary>The key prefix to encode with: null on classic clusters, else the collection id (0 until resolved).</summary>
+    internal uint? CollectionId => _keyspace.Prefix;
 
     /// <summary>The cluster's clock, which dates expiries beyond 30 days.</summary>
     internal TimeProvider TimeProvider => _options.TimeProvider;
 
     private ValueTask<GetResult> Read(Opcode opcode, string key, uint argument, bool missIsResult, TranscodingOptions options) =>
-        Send(GetOperation.Create(opcode, key, _collectionId, argument, missIsResult, options.Transcoder ?? _options.Transcoder), options);
+        Send(GetOperation.Create(opcode, key, CollectionId, argument, missIsResult, options.Transcoder ?? _options.Transcoder), options);
 
     private ValueTask<MutationResult> Store<T>(Opcode opcode, string key, T value, JsonTypeInfo<T>? typeInfo, StoreOptions options)
     {
         Span<byte> extras = stackalloc byte[8];
         BinaryPrimitives.WriteUInt32BigEndian(extras[4..], Expiry.ToWire(options.Expiry, _options.TimeProvider, key));
-        var operation = MutationOperation.Create(opcode, key, _collectionId, extras, options.Cas);
+        var preserveTtl = options is UpsertOptions { PreserveTtl: true } or ReplaceOptions { PreserveTtl: true };
+        Span<byte> framing = stackalloc byte[FramingExtras.MaxRequestLength];
+        var framingLength = WriteFraming(framing, key, options.Durability, preserveTtl, options);
+        var operation = MutationOperation.Create(opcode, key, CollectionId, extras, options.Cas, framing[..framingLength], options.Durability);
         uint flags;
         Datatype datatype;
         if (typeInfo is not null)
@@ -137,6 +192,8 @@ public sealed class Collection
             (options.Transcoder ?? _options.Transcoder).Encode(operation.Request, value, out flags, out datatype);
         }
         operation.Request.PatchExtras(0, flags);
+        if (_keyspace.Compression is { } compression)
+            datatype = compression.Compress(operation.Request, datatype);
         operation.Seal(datatype);
         return Send(operation, options);
     }

@@ -4,8 +4,11 @@ namespace Tern.Client;
 
 /// <summary>
 /// A parsed connection string: "memcached://h1:11211,h2:11211" (a ketama pool of plain memcached
-/// servers) or "tern://host:port" (ternd nodes). Hosts without a port get the scheme's default
-/// (<see cref="DefaultMemcachedPort"/> or <see cref="DefaultTernPort"/>); IPv6 literals go in brackets.
+/// servers), "tern://host:port" (ternd nodes, classic protocol) or "couchbase://host" (ternd or
+/// Couchbase Server: authenticated, buckets, cluster map and vbucket routing; the hosts are only
+/// seeds, the cluster map names the nodes). Hosts without a port get the scheme's default
+/// (<see cref="DefaultMemcachedPort"/> or <see cref="DefaultTernPort"/>, which is also Couchbase's
+/// KV port); IPv6 literals go in brackets.
 /// </summary>
 public sealed record ConnectionString(string Scheme, IReadOnlyList<(string Host, int Port)> Nodes)
 {
@@ -15,18 +18,23 @@ public sealed record ConnectionString(string Scheme, IReadOnlyList<(string Host,
     /// <summary>ternd's port (its --port default), the default of tern:// hosts.</summary>
     public const int DefaultTernPort = 11210;
 
-    /// <summary>The port of a host of <paramref name="scheme"/> ("memcached" or "tern") that names none.</summary>
-    public static int DefaultPort(string scheme) => scheme == "tern" ? DefaultTernPort : DefaultMemcachedPort;
+    /// <summary>The port of a host of <paramref name="scheme"/> ("memcached", "tern" or "couchbase") that names none.</summary>
+    public static int DefaultPort(string scheme) => scheme == "memcached" ? DefaultMemcachedPort : DefaultTernPort;
+
+    /// <summary>True for couchbase://: bootstrap with HELLO, SASL and SELECT_BUCKET, route by the cluster map.</summary>
+    public bool IsCouchbase => Scheme == "couchbase";
 
     public static ConnectionString Parse(string connectionString)
     {
         ArgumentNullException.ThrowIfNull(connectionString);
         var separator = connectionString.IndexOf("://", StringComparison.Ordinal);
         if (separator < 0)
-            throw new InvalidArgumentException($"connection string '{connectionString}' lacks a scheme (memcached:// or tern://)");
+            throw new InvalidArgumentException($"connection string '{connectionString}' lacks a scheme (couchbase://, memcached:// or tern://)");
         var scheme = connectionString[..separator].ToLowerInvariant();
-        if (scheme is not ("memcached" or "tern"))
-            throw new InvalidArgumentException($"connection string scheme '{scheme}' is not supported (use memcached:// or tern://)");
+        if (scheme == "couchbases")
+            throw new FeatureNotAvailableException($"connection string '{connectionString}': TLS (couchbases://) is not supported yet; use couchbase://");
+        if (scheme is not ("memcached" or "tern" or "couchbase"))
+            throw new InvalidArgumentException($"connection string scheme '{scheme}' is not supported (use couchbase://, memcached:// or tern://)");
         var rest = connectionString[(separator + 3)..];
         var query = rest.IndexOfAny(['/', '?']);
         if (query >= 0)

@@ -34,17 +34,32 @@ public abstract record StoreOptions : TranscodingOptions
 
     /// <summary>Non-zero: store only if the document's CAS still equals this (else <see cref="Exceptions.CasMismatchException"/>).</summary>
     public ulong Cas { get; init; }
+
+    /// <summary>How durable the write must be before it is acknowledged (needs couchbase://).</summary>
+    public DurabilityLevel Durability { get; init; }
 }
 
-public sealed record UpsertOptions : StoreOptions;
+/// <summary>Upsert: also keeps the document's current expiry if asked to.</summary>
+public sealed record UpsertOptions : StoreOptions
+{
+    /// <summary>Keep the expiry the document has instead of setting <see cref="StoreOptions.Expiry"/> (needs couchbase://).</summary>
+    public bool PreserveTtl { get; init; }
+}
 
 public sealed record InsertOptions : StoreOptions;
 
-public sealed record ReplaceOptions : StoreOptions;
+public sealed record ReplaceOptions : StoreOptions
+{
+    /// <summary>Keep the expiry the document has instead of setting <see cref="StoreOptions.Expiry"/> (needs couchbase://).</summary>
+    public bool PreserveTtl { get; init; }
+}
 
 public sealed record RemoveOptions : OperationOptions
 {
     public ulong Cas { get; init; }
+
+    /// <summary>How durable the removal must be before it is acknowledged (needs couchbase://).</summary>
+    public DurabilityLevel Durability { get; init; }
 }
 
 public sealed record TouchOptions : OperationOptions;
@@ -55,6 +70,9 @@ public sealed record UnlockOptions : OperationOptions;
 public sealed record AdjoinOptions : OperationOptions
 {
     public ulong Cas { get; init; }
+
+    /// <summary>How durable the write must be before it is acknowledged (needs couchbase://).</summary>
+    public DurabilityLevel Durability { get; init; }
 }
 
 /// <summary>Options of Increment and Decrement.</summary>
@@ -67,6 +85,9 @@ public sealed record CounterOptions : OperationOptions
 
     /// <summary>Expiry of a counter created by this call.</summary>
     public TimeSpan? Expiry { get; init; }
+
+    /// <summary>How durable the write must be before it is acknowledged (needs couchbase://).</summary>
+    public DurabilityLevel Durability { get; init; }
 }
 
 /// <summary>The shared all-defaults instance of an options type, used when a caller passes null.</summary>

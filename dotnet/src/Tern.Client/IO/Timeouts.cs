@@ -22,7 +22,8 @@ internal static class Timeouts
             $"{operation.Opcode.Name()} of key '{TernException.Describe(operation.Key)}' timed out after " +
             $"{operation.Elapsed.ElapsedMilliseconds} ms (timeout {operation.Timeout.TotalMilliseconds:0} ms); " +
             (sent ? $"it was sent to {endpoint} and no response came" : $"it was not yet sent to {endpoint}") +
-            $"; {inFlight} operations were in flight on the connection and {queued} queued for a slot";
+            $"; {inFlight} operations were in flight on the connection and {queued} queued for a slot" +
+            (operation.Retries is { } retries ? $"; before that attempt, {retries.Describe()}" : "");
         return sent && operation.IsMutation
             ? new AmbiguousTimeoutException(message, operation.Key)
             : new UnambiguousTimeoutException(message, operation.Key);
@@ -32,6 +33,24 @@ internal static class Timeouts
         new($"{operation.Opcode.Name()} of key '{TernException.Describe(operation.Key)}' timed out after " +
             $"{operation.Elapsed.ElapsedMilliseconds} ms (timeout {operation.Timeout.TotalMilliseconds:0} ms) without being sent: " +
             $"no connection to {endpoint} was ready in time (connecting or bootstrapping)",
+            operation.Key);
+
+    /// <summary>No node to send to before the deadline: no cluster map yet, or the key's vbucket had no active node.</summary>
+    public static UnambiguousTimeoutException NoRoute(OperationBase operation, string what, bool noMap) =>
+        new($"{operation.Opcode.Name()} of key '{TernException.Describe(operation.Key)}' timed out after " +
+            $"{operation.Elapsed.ElapsedMilliseconds} ms (timeout {operation.Timeout.TotalMilliseconds:0} ms) without being sent: " +
+            (noMap ? $"no cluster map of {what} arrived in time (connecting or bootstrapping)"
+                   : $"vbucket {operation.VBucket} of {what} had no active node in the cluster map"),
+            operation.Key);
+
+    /// <summary>
+    /// The deadline came between retries: every attempt was refused by the server (or never sent),
+    /// so nothing was applied.
+    /// </summary>
+    public static UnambiguousTimeoutException RetriesExhausted(OperationBase operation) =>
+        new($"{operation.Opcode.Name()} of key '{TernException.Describe(operation.Key)}' timed out after " +
+            $"{operation.Elapsed.ElapsedMilliseconds} ms (timeout {operation.Timeout.TotalMilliseconds:0} ms) after " +
+            $"{operation.Retries?.Describe() ?? "0 retries"}; no attempt was applied",
             operation.Key);
 
     public static UnambiguousTimeoutException QueueFull(OperationBase operation, string endpoint, int maxInFlight, int inFlight, int queued) =>

@@ -38,6 +38,12 @@ public sealed class GetOperation : Operation<GetResult>
         _flags = ReadFlags(header, body);
         _datatype = (Datatype)header.Datatype;
         var value = ValueOf(header, body);
+        if ((_datatype & Datatype.Snappy) != 0)
+        {
+            (_content, _contentLength) = Couchbase.ValueCompression.Decompress(value, Key);
+            _datatype &= ~Datatype.Snappy;
+            return;
+        }
         _contentLength = (int)value.Length;
         _content = ArrayPool<byte>.Shared.Rent(Math.Max(_contentLength, 1));
         value.CopyTo(_content);

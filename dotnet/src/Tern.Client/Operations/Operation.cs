@@ -39,7 +39,7 @@ public abstract class Operation<TResult> : OperationBase, IValueTaskSource<TResu
     }
 
     /// <summary>The exception for a failed status, naming the key.</summary>
-    protected Exception StatusError() => StatusErrors.For(Opcode, Status, Key, hadCas: RequestCas != 0);
+    protected Exception StatusError() => StatusErrors.For(Opcode, Status, Key, hadCas: RequestCas != 0, Durability, Keyspace);
 
     public TResult GetResult(short token)
     {

@@ -6,7 +6,12 @@ namespace Tern.Client.Operations;
 /// <summary>The one mapping from a failed response status to the typed exception callers catch.</summary>
 public static class StatusErrors
 {
-    public static Exception For(Opcode opcode, ResponseStatus status, string key, bool hadCas)
+    public static Exception For(Opcode opcode, ResponseStatus status, string key, bool hadCas) =>
+        For(opcode, status, key, hadCas, DurabilityLevel.None, null);
+
+    /// <summary>The same, knowing the durability asked for and the keyspace addressed (couchbase://).</summary>
+    internal static Exception For(Opcode opcode, ResponseStatus status, string key, bool hadCas,
+        DurabilityLevel durability, Couchbase.Keyspace? keyspace)
     {
         TernException error = status switch
         {
@@ -21,7 +26,18 @@ public static class StatusErrors
             ResponseStatus.NotLocked => new DocumentNotLockedException(key),
             ResponseStatus.ValueTooLarge => new ValueTooLargeException(key),
             ResponseStatus.DeltaBadValue => new DeltaInvalidException(key),
-            ResponseStatus.OutOfMemory or ResponseStatus.Busy or ResponseStatus.TemporaryFailure =>
+            ResponseStatus.DurabilityImpossible => new DurabilityImpossibleException(key, durability),
+            ResponseStatus.SyncWriteAmbiguous => new DurabilityAmbiguousException(key, durability),
+            ResponseStatus.DurabilityInvalidLevel =>
+                new InvalidArgumentException($"the server rejected durability level {durability}; key '{TernException.Describe(key)}'", key),
+            ResponseStatus.UnknownCollection or ResponseStatus.UnknownScope when keyspace is not null =>
+                new CollectionNotFoundException(keyspace.BucketName, keyspace.ScopeName, keyspace.CollectionName, key),
+            ResponseStatus.NoBucket => new FeatureNotAvailableException(
+                $"{opcode.Name()} of key '{TernException.Describe(key)}': no bucket is selected on the connection", key),
+            ResponseStatus.NoAccess => new TernException(
+                $"{opcode.Name()} of key '{TernException.Describe(key)}': the user may not do this (no access)", key),
+            ResponseStatus.OutOfMemory or ResponseStatus.Busy or ResponseStatus.TemporaryFailure or
+                ResponseStatus.SyncWriteInProgress or ResponseStatus.SyncWriteReCommitInProgress =>
                 new TemporaryFailureException(key, (ushort)status),
             ResponseStatus.UnknownCommand or ResponseStatus.NotSupported =>
                 new FeatureNotAvailableException($"the server does not support {opcode.Name()} (status 0x{(ushort)status:x2}); key '{TernException.Describe(key)}'", key),

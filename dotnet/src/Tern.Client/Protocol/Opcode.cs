@@ -26,6 +26,7 @@ public enum Opcode : byte
     UnlockKey = 0x95,
     GetMeta = 0xa0,
     GetClusterConfig = 0xb5,
+    GetCollectionsManifest = 0xba,
     GetCollectionId = 0xbb,
     GetErrorMap = 0xfe,
 }
@@ -51,6 +52,14 @@ public static class OpcodeNames
         Opcode.GetMeta => "get_meta",
         Opcode.Noop => "noop",
         Opcode.Version => "version",
+        Opcode.Hello => "hello",
+        Opcode.SaslListMechs => "sasl_list_mechs",
+        Opcode.SaslAuth => "sasl_auth",
+        Opcode.SaslStep => "sasl_step",
+        Opcode.SelectBucket => "select_bucket",
+        Opcode.GetClusterConfig => "get_cluster_config",
+        Opcode.GetCollectionId => "get_collection_id",
+        Opcode.GetErrorMap => "get_error_map",
         _ => "other",
     };
 

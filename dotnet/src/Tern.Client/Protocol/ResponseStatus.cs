@@ -18,6 +18,7 @@ public enum ResponseStatus : ushort
     AuthError = 0x20,
     AuthContinue = 0x21,
     OutOfRange = 0x22,
+    Rollback = 0x23,
     NoAccess = 0x24,
     NotInitialized = 0x25,
     UnknownFrameInfo = 0x80,
@@ -29,4 +30,9 @@ public enum ResponseStatus : ushort
     TemporaryFailure = 0x86,
     UnknownCollection = 0x88,
     UnknownScope = 0x8c,
+    DurabilityInvalidLevel = 0xa0,
+    DurabilityImpossible = 0xa1,
+    SyncWriteInProgress = 0xa2,
+    SyncWriteAmbiguous = 0xa3,
+    SyncWriteReCommitInProgress = 0xa4,
 }

@@ -1,0 +1,134 @@
+using System.Buffers.Binary;
+using System.Text;
+using Tern.Client.Exceptions;
+using Tern.Client.IO;
+using Tern.Client.Operations;
+using Tern.Client.Protocol;
+
+namespace Tern.Client.Couchbase;
+
+/// <summary>
+/// Bootstraps one couchbase:// connection in two round trips. The first write carries HELLO,
+/// GET_ERROR_MAP, SASL_LIST_MECHS and SASL_AUTH with the SCRAM client-first message (the mechanism
+/// is chosen before the list arrives: SHA-512 unless the server's last list said otherwise); the
+/// second carries SASL_STEP, SELECT_BUCKET and GET_CLUSTER_CONFIG. The server runs a connection's
+/// requests in order, so when authentication fails the other two answers say so too, and the
+/// caller gets <see cref="AuthenticationFailureException"/>. A server that offers no mechanism we
+/// chose costs one more round trip. Installs the negotiated <see cref="ConnectionFeatures"/> on the
+/// connection and hands the cluster map to <see cref="MapReceived"/>.
+/// </summary>
+internal sealed class CouchbaseBootstrap(CouchbaseCredentials credentials, string? bucket, TimeSpan timeout) : IConnectionInitializer
+{
+    private static readonly HelloFeature[] Requested =
+    [
+        HelloFeature.TcpNoDelay, HelloFeature.MutationSeqno, HelloFeature.Xerror, HelloFeature.SelectBucket,
+        HelloFeature.Snappy, HelloFeature.Json, HelloFeature.Duplex, HelloFeature.ClustermapChangeNotification,
+        HelloFeature.Tracing, HelloFeature.AltRequestSupport, HelloFeature.SyncReplication,
+        HelloFeature.Collections, HelloFeature.PreserveTtl,
+    ];
+
+    private static long s_connections;
+
+    // The mechanism a server last agreed to: later connections start with it and need no extra trip.
+    private volatile string? _agreedMechanism;
+
+    /// <summary>Receives the map each bucket connection fetched, with the host it connected to.</summary>
+    public Action<ClusterMap, ConnectionFeatures>? MapReceived { get; init; }
+
+    /// <summary>Leave Snappy out of HELLO (ClusterOptions.EnableCompression false).</summary>
+    public bool WithoutSnappy { get; init; }
+
+    public async ValueTask InitializeAsync(IKvConnection connection, CancellationToken cancellationToken)
+    {
+        var mechanism = _agreedMechanism ?? credentials.Preferred;
+        var sasl = SaslSession.Start(mechanism, credentials);
+        var first = await connection.SendBatchAsync(
+        [
+            Hello(Interlocked.Increment(ref s_connections)),
+            new RawRequest(Opcode.GetErrorMap, Value: [0, 2]),
+            new RawRequest(Opcode.SaslListMechs),
+            new RawRequest(Opcode.SaslAuth, Key: Encoding.ASCII.GetBytes(mechanism), Value: sasl.First),
+        ], timeout, cancellationToken).ConfigureAwait(false);
+        var negotiated = ReadHello(first[0], connection.Endpoint);
+        var errorMap = first[1].Status == ResponseStatus.Success ? ErrorMap.Parse(first[1].Value) : ErrorMap.Default;
+        var offered = Encoding.ASCII.GetString(first[2].Value).Split(' ', StringSplitOptions.RemoveEmptyEntries);
+        var auth = first[3];
+        if (auth.Status is not (ResponseStatus.AuthContinue or ResponseStatus.Success) && !offered.Contains(mechanism))
+        {
+            // The server does not know the mechanism we guessed: start again with the best it offers.
+            mechanism = credentials.Choose(offered, connection.Endpoint);
+            sasl = SaslSession.Start(mechanism, credentials);
+            auth = await connection.SendAsync(new RawRequest(Opcode.SaslAuth, Key: Encoding.ASCII.GetBytes(mechanism), Value: sasl.First),
+                timeout, cancellationToken).ConfigureAwait(false);
+        }
+        if (auth.Status is not (ResponseStatus.AuthContinue or ResponseStatus.Success))
+            throw credentials.Refused(connection.Endpoint, mechanism, auth.Status);
+        _agreedMechanism = mechanism;
+
+        var second = new List<RawRequest>(3);
+        if (auth.Status == ResponseStatus.AuthContinue)
+            second.Add(new RawRequest(Opcode.SaslStep, Key: Encoding.ASCII.GetBytes(mechanism), Value: sasl.Final(auth.Value)));
+        if (bucket is not null)
+        {
+            second.Add(new RawRequest(Opcode.SelectBucket, Key: Encoding.UTF8.GetBytes(bucket)));
+            second.Add(new RawRequest(Opcode.GetClusterConfig));
+        }
+        var answers = second.Count == 0 ? [] : await connection.SendBatchAsync(second, timeout, cancellationToken).ConfigureAwait(false);
+        var next = 0;
+        if (auth.Status == ResponseStatus.AuthContinue)
+        {
+            var step = answers[next++];
+            if (step.Status != ResponseStatus.Success)
+                throw credentials.Refused(connection.Endpoint, mechanism, step.Status);
+            if (!sasl.Verify(step.Value))
+                throw new AuthenticationFailureException(
+                    $"the server at {connection.Endpoint} failed to prove it knows the password of '{credentials.UserName}' " +
+                    $"({mechanism}): its signature did not verify");
+        }
+        connection.Features = new ConnectionFeatures(negotiated, bucket, errorMap);
+        if (bucket is null)
+            return;
+        var select = answers[next++];
+        if (select.Status != ResponseStatus.Success)
+            throw new BucketNotFoundException(bucket, $"{connection.Endpoint} answered SELECT_BUCKET with {Describe(select.Status, errorMap)}");
+        var config = answers[next];
+        if (config.Status != ResponseStatus.Success)
+            throw new ConnectionFailedException(
+                $"{connection.Endpoint} answered GET_CLUSTER_CONFIG for bucket '{bucket}' with {Describe(config.Status, errorMap)}; " +
+                "is it a memcached bucket? Only Couchbase (vbucket) buckets are supported over couchbase://");
+        MapReceived?.Invoke(ClusterMap.Parse(config.Value, HostOf(connection.Endpoint)), connection.Features);
+    }
+
+    private RawRequest Hello(long connectionNumber)
+    {
+        var features = WithoutSnappy ? Requested.Where(f => f != HelloFeature.Snappy).ToArray() : Requested;
+        var value = new byte[features.Length * 2];
+        for (var i = 0; i < features.Length; i++)
+            BinaryPrimitives.WriteUInt16BigEndian(value.AsSpan(i * 2), (ushort)features[i]);
+        var agent = $"{{\"a\":\"tern-dotnet/{typeof(CouchbaseBootstrap).Assembly.GetName().Version}\",\"i\":\"{Environment.ProcessId:x}/{connectionNumber:x}\"}}";
+        return new RawRequest(Opcode.Hello, Key: Encoding.UTF8.GetBytes(agent), Value: value);
+    }
+
+    private static HashSet<HelloFeature> ReadHello(RawResponse hello, string endpoint)
+    {
+        if (hello.Status != ResponseStatus.Success)
+            throw new ConnectionFailedException(
+                $"{endpoint} answered HELLO with status 0x{(ushort)hello.Status:x2}: it does not speak the Couchbase protocol " +
+                "(for plain memcached use memcached://)");
+        var negotiated = new HashSet<HelloFeature>();
+        for (var i = 0; i + 1 < hello.Value.Length; i += 2)
+            negotiated.Add((HelloFeature)BinaryPrimitives.ReadUInt16BigEndian(hello.Value.AsSpan(i)));
+        return negotiated;
+    }
+
+    private static string Describe(ResponseStatus status, ErrorMap map) =>
+        map.NameOf((ushort)status) is { } name ? $"{name} (0x{(ushort)status:x2})" : $"status 0x{(ushort)status:x2}";
+
+    /// <summary>The host part of "host:port" (IPv6 without brackets), which replaces "$HOST" in maps.</summary>
+    internal static string HostOf(string endpoint)
+    {
+        var colon = endpoint.LastIndexOf(':');
+        var host = colon < 0 ? endpoint : endpoint[..colon];
+        return host.StartsWith('[') && host.EndsWith(']') ? host[1..^1] : host;
+    }
+}
