@@ -23,6 +23,10 @@ public static class TernMetrics
     public static readonly Histogram<double> Duration =
         Meter.CreateHistogram<double>("tern.client.operation.duration", unit: "ms", description: "Time from call to response");
 
+    public static readonly Histogram<double> ServerDuration =
+        Meter.CreateHistogram<double>("tern.server_duration", unit: "us",
+            description: "Time the server says it spent on a request (alt responses with Tracing negotiated)");
+
     public static readonly Counter<long> Timeouts =
         Meter.CreateCounter<long>("tern.client.timeouts", description: "Operations that timed out");
 
@@ -38,6 +42,12 @@ public static class TernMetrics
         Operations.Add(1, op, server);
         if (Duration.Enabled)
             Duration.Record(started.Elapsed.TotalMilliseconds, op, server);
+    }
+
+    internal static void RecordServerDuration(Opcode opcode, string endpoint, TimeSpan duration)
+    {
+        if (ServerDuration.Enabled)
+            ServerDuration.Record(duration.TotalMicroseconds, Op(opcode), Server(endpoint));
     }
 
     internal static void RecordTimeout(Opcode opcode, string endpoint)

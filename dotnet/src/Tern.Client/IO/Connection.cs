@@ -2,6 +2,7 @@ using System.Buffers;
 using System.IO.Pipelines;
 using System.Net.Sockets;
 using Microsoft.Extensions.Logging;
+using Tern.Client.Couchbase;
 using Tern.Client.Diagnostics;
 using Tern.Client.Exceptions;
 using Tern.Client.Operations;
@@ -11,10 +12,12 @@ namespace Tern.Client.IO;
 
 /// <summary>
 /// One TCP connection carrying many operations at once, matched to responses by opaque (so
-/// responses may come in any order). Callers copy encoded requests into a pipe; a send loop
-/// drains whatever has accumulated with one socket send, so under load many requests leave in
-/// one syscall. A per-connection timer fails operations past their deadline whether or not the
-/// server or the read loop is alive. A failed connection fails everything in flight at once.
+/// responses may come in any order; see <see cref="InFlightTable"/>). Callers copy encoded requests
+/// into a pipe; a send loop drains whatever has accumulated with one socket send, so under load many
+/// requests leave in one syscall. A per-connection tick fails operations past their deadline whether
+/// or not the server or the read loop is alive, and probes a silent peer (<see cref="KeepAlive"/>).
+/// A failed connection fails everything in flight at once, offering each operation to its
+/// <see cref="OperationBase.RetryStep"/> first.
 /// </summary>
 internal sealed class Connection : IKvConnection, IAsyncDisposable
 {
@@ -25,20 +28,16 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
     private readonly Pipe _sendPipe;
     private readonly PipeReader _receiver;
     private readonly object _writeLock = new();
-    private readonly object _inFlightLock = new();
-    private readonly Dictionary<uint, OperationBase> _inFlight = new();
-    private readonly SemaphoreSlim _slots;
-    private readonly ITimer _sweeper;
-    private readonly List<OperationBase> _expired = new();
-    private readonly TimedOutOperations _timedOut = new();
-    private uint _nextOpaque;
+    private readonly InFlightTable _inFlight;
+    private readonly KeepAlive _keepAlive;
+    private readonly ITimer _ticker;
     private long _bytesWritten;
     private long _bytesSent;
     private long _sendCalls;
     private long _requests;
-    private int _queued;
-    private int _sweeping;
+    private int _ticking;
     private volatile Exception? _failure;
+    private volatile ConnectionFeatures _features = ConnectionFeatures.Classic;
     private Task _sendLoop = Task.CompletedTask;
     private Task _receiveLoop = Task.CompletedTask;
 
@@ -49,7 +48,8 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
         OpenedTimestamp = settings.Time.GetTimestamp();
         Endpoint = endpoint;
         Name = $"{endpoint}#{Interlocked.Increment(ref s_nextId)}";
-        _slots = new SemaphoreSlim(settings.MaxInFlight);
+        _inFlight = new InFlightTable(Name, endpoint, settings, () => Interlocked.Read(ref _bytesSent));
+        _keepAlive = new KeepAlive(settings.Time, settings.KeepAliveInterval, settings.KeepAliveTimeout);
         _sendPipe = new Pipe(new PipeOptions(
             readerScheduler: new ReusableWorkItemScheduler(),
             writerScheduler: PipeScheduler.Inline,
@@ -60,7 +60,7 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
         _receiver = PipeReader.Create(new NetworkStream(socket, ownsSocket: false),
             new StreamPipeReaderOptions(bufferSize: 64 * 1024, minimumReadSize: 4 * 1024, leaveOpen: true));
         using (ExecutionContext.SuppressFlow())
-            _sweeper = settings.Time.CreateTimer(static state => ((Connection)state!).SweepDeadlines(), this,
+            _ticker = settings.Time.CreateTimer(static state => ((Connection)state!).Tick(), this,
                 settings.SweepInterval, settings.SweepInterval);
     }
 
@@ -76,17 +76,26 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
 
     public Exception? Failure => _failure;
 
+    /// <summary>What bootstrap negotiated; <see cref="ConnectionFeatures.Classic"/> until a bootstrap step installs more.</summary>
+    public ConnectionFeatures Features
+    {
+        get => _features;
+        set => _features = value ?? throw new ArgumentNullException(nameof(value));
+    }
+
     /// <summary>Operations sent and not yet answered, timed out or failed.</summary>
-    public int InFlight => Volatile.Read(ref _inFlightCount);
-    private int _inFlightCount;
+    public int InFlight => _inFlight.Count;
 
     /// <summary>Callers waiting for an in-flight slot.</summary>
-    public int Queued => Volatile.Read(ref _queued);
+    public int Queued => _inFlight.Queued;
 
     /// <summary>Socket send calls so far; with <see cref="Requests"/> it shows how well writes batch.</summary>
     public long SendCalls => Interlocked.Read(ref _sendCalls);
 
     public long Requests => Interlocked.Read(ref _requests);
+
+    /// <summary>The latest keepalive NOOP's round trip (completes when answered or failed); null before the first. For tests.</summary>
+    internal Task? KeepAliveProbe { get; private set; }
 
     /// <summary>Raised once when the connection fails or is disposed.</summary>
     public event Action<Connection>? Closed;
@@ -151,86 +160,17 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
     }
 
     /// <summary>Takes an in-flight slot if one is free right now.</summary>
-    public bool TryAcquireSlot() => _slots.Wait(0);
+    public bool TryAcquireSlot() => _inFlight.TryAcquireSlot();
 
     /// <summary>Waits for an in-flight slot until the operation's deadline; false when the queue stayed full.</summary>
-    public async ValueTask<bool> WaitForSlotAsync(OperationBase operation)
-    {
-        Interlocked.Increment(ref _queued);
-        try
-        {
-            var time = _settings.Time;
-            var remaining = time.Until(operation.DeadlineTimestamp);
-            if (remaining <= TimeSpan.Zero)
-                return false;
-            // The deadline is a timer of the connection's clock (SemaphoreSlim's own timeout would
-            // run on the wall clock). Only a cancellable caller needs a linked source, one more
-            // allocation per queued operation; the rest wait on the deadline's token alone.
-            var caller = operation.CancellationToken;
-            using (var deadline = new CancellationTokenSource(remaining, time))
-            using (var waiting = caller.CanBeCanceled ? CancellationTokenSource.CreateLinkedTokenSource(deadline.Token, caller) : null)
-            {
-                try
-                {
-                    await _slots.WaitAsync((waiting ?? deadline).Token).ConfigureAwait(false);
-                }
-                catch (OperationCanceledException)
-                {
-                    // The exception carries the internal source's token; callers match on theirs.
-                    caller.ThrowIfCancellationRequested();
-                    return false;
-                }
-            }
-            // A slot freed at the deadline is no use: sending now would only produce an orphan.
-            if (time.GetTimestamp() < operation.DeadlineTimestamp)
-                return true;
-            _slots.Release();
-            return false;
-        }
-        finally
-        {
-            Interlocked.Decrement(ref _queued);
-        }
-    }
+    public ValueTask<bool> WaitForSlotAsync(OperationBase operation) => _inFlight.WaitForSlotAsync(operation);
 
     /// <summary>
-    /// Sends an operation that holds a slot. It completes through the read loop, the deadline
-    /// sweeper, cancellation or connection failure; this method never throws for those.
+    /// Sends an operation that holds a slot, as a new attempt (<see cref="OperationBase.BeginAttempt"/>).
+    /// It completes through the read loop, the deadline tick, cancellation or connection failure (or
+    /// its retry step takes it over); this method never throws for those.
     /// </summary>
-    public void Send(OperationBase operation)
-    {
-        operation.Connection = this;
-        operation.RegisterCancellation();
-        lock (_writeLock)
-        {
-            if (_failure is { } failure)
-            {
-                _slots.Release();
-                operation.Fail(ConnectionError(operation, failure, sent: false));
-                return;
-            }
-            var length = operation.Request.Written.Length;
-            _bytesWritten += length;
-            operation.WriteEndOffset = _bytesWritten;
-            var opaque = ++_nextOpaque;
-            lock (_inFlightLock)
-            {
-                // After 2^32 requests the opaque wraps; skip any still held by a slow operation.
-                while (!_inFlight.TryAdd(opaque, operation))
-                    opaque = ++_nextOpaque;
-                operation.Opaque = opaque;
-                _inFlightCount = _inFlight.Count;
-            }
-            var writer = _sendPipe.Writer;
-            operation.Request.CopyTo(writer.GetSpan(length), opaque, operation.VBucket);
-            writer.Advance(length);
-            _requests++;
-            // Never pauses (pauseWriterThreshold 0): it only wakes the send loop.
-            _ = writer.FlushAsync();
-        }
-        if (operation.CancellationToken.IsCancellationRequested)
-            Cancel(operation);
-    }
+    public void Send(OperationBase operation) => Send(new ReadOnlySpan<OperationBase>(in operation));
 
     /// <summary>Sends a raw request and awaits its response; for bootstrap steps and tests.</summary>
     public async ValueTask<RawResponse> SendAsync(RawRequest request, TimeSpan timeout, CancellationToken cancellationToken = default)
@@ -242,26 +182,121 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
         return await operation.AsValueTask().ConfigureAwait(false);
     }
 
+    /// <summary>
+    /// Sends raw requests together: copied into the send pipe under one lock and flushed once, so they
+    /// leave in one socket send. The answers come back in request order, whatever order they arrive
+    /// in; the first failure (timeout, cancellation, connection failure) is thrown once all are done.
+    /// </summary>
+    public async ValueTask<RawResponse[]> SendBatchAsync(IReadOnlyList<RawRequest> requests, TimeSpan timeout,
+        CancellationToken cancellationToken = default)
+    {
+        var operations = new RawOperation[requests.Count];
+        for (var i = 0; i < operations.Length; i++)
+            operations[i] = RawOperation.Create(requests[i], timeout, _settings.Time, cancellationToken);
+        var held = 0;
+        try
+        {
+            for (; held < operations.Length; held++)
+            {
+                if (!TryAcquireSlot() && !await WaitForSlotAsync(operations[held]).ConfigureAwait(false))
+                    throw QueueFull(operations[held]);
+            }
+        }
+        catch
+        {
+            for (var i = 0; i < held; i++)
+                _inFlight.ReleaseSlot();
+            throw;
+        }
+        Send(operations);
+        var responses = new RawResponse[operations.Length];
+        Exception? firstError = null;
+        for (var i = 0; i < operations.Length; i++)
+        {
+            try
+            {
+                responses[i] = await operations[i].AsValueTask().ConfigureAwait(false);
+            }
+            catch (Exception e)
+            {
+                firstError ??= e;
+            }
+        }
+        if (firstError is not null)
+            System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(firstError);
+        return responses;
+    }
+
+    /// <summary>
+    /// Writes operations that each hold a slot into the send pipe under one lock and wakes the send
+    /// loop once. Operations this connection cannot carry fail here; on a failed connection each is
+    /// offered to its retry step, unsent.
+    /// </summary>
+    private void Send(ReadOnlySpan<OperationBase> operations)
+    {
+        foreach (var operation in operations)
+        {
+            operation.BeginAttempt();
+            operation.Attempts++;
+            operation.Attempt.Connection = this;
+            operation.RegisterCancellation();
+        }
+        Exception? failure;
+        lock (_writeLock)
+        {
+            failure = _failure;
+            if (failure is null)
+            {
+                foreach (var operation in operations)
+                    Write(operation);
+                // Never pauses (pauseWriterThreshold 0): it only wakes the send loop.
+                _ = _sendPipe.Writer.FlushAsync();
+            }
+        }
+        foreach (var operation in operations)
+        {
+            if (failure is not null)
+            {
+                _inFlight.ReleaseSlot();
+                FailOrHandOver(operation, failure, sent: false);
+            }
+            else if (operation.CancellationToken.IsCancellationRequested)
+            {
+                Cancel(operation);
+            }
+        }
+    }
+
+    /// <summary>Enters one operation in the table and copies its request into the pipe; under the write lock.</summary>
+    private void Write(OperationBase operation)
+    {
+        var request = operation.Request;
+        if (request.HasFramingExtras && !_features.Has(HelloFeature.AltRequestSupport))
+        {
+            _inFlight.ReleaseSlot();
+            operation.Fail(new FeatureNotAvailableException(
+                $"{operation.Opcode.Name()} of key '{TernException.Describe(operation.Key)}' cannot be sent on {Name}: " +
+                "the server did not negotiate alt requests (needed for durability / preserve-TTL)", operation.Key));
+            return;
+        }
+        var length = request.Written.Length;
+        _bytesWritten += length;
+        operation.Attempt.WriteEndOffset = _bytesWritten;
+        var opaque = _inFlight.Add(operation);
+        operation.Attempt.Opaque = opaque;
+        var writer = _sendPipe.Writer;
+        request.CopyTo(writer.GetSpan(length), opaque, operation.VBucket);
+        writer.Advance(length);
+        _requests++;
+    }
+
     /// <summary>Removes an in-flight operation whose token was cancelled and completes it as cancelled.</summary>
     internal void Cancel(OperationBase operation)
     {
-        if (!TryRemove(operation))
+        if (!_inFlight.TryRemove(operation))
             return;
-        _slots.Release();
         operation.Fail(new OperationCanceledException(
             $"{operation.Opcode.Name()} of key '{TernException.Describe(operation.Key)}' was cancelled", operation.CancellationToken));
-    }
-
-    private bool TryRemove(OperationBase operation)
-    {
-        lock (_inFlightLock)
-        {
-            if (!_inFlight.TryGetValue(operation.Opaque, out var found) || !ReferenceEquals(found, operation))
-                return false;
-            _inFlight.Remove(operation.Opaque);
-            _inFlightCount = _inFlight.Count;
-            return true;
-        }
     }
 
     private async Task SendLoopAsync()
@@ -281,9 +316,10 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
                     var remaining = segment;
                     while (!remaining.IsEmpty)
                     {
+                        // Also before the syscall: whoever sees the bytes arrive sees them counted.
+                        Interlocked.Increment(ref _sendCalls);
                         var sent = await _socket.SendAsync(remaining, SocketFlags.None).ConfigureAwait(false);
                         remaining = remaining[sent..];
-                        Interlocked.Increment(ref _sendCalls);
                     }
                 }
                 reader.AdvanceTo(buffer.End);
@@ -308,6 +344,8 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
             while (true)
             {
                 var result = await _receiver.ReadAsync().ConfigureAwait(false);
+                // Before dispatching: whoever sees an answer completed sees the read stamped.
+                _keepAlive.Received();
                 var buffer = result.Buffer;
                 while (true)
                 {
@@ -339,78 +377,103 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
 
     private void Dispatch(in FrameHeader header, in ReadOnlySequence<byte> body)
     {
-        if (header.Magic is not ((byte)Magic.Response or (byte)Magic.AltResponse))
-            return; // server-initiated requests need Duplex, which is never negotiated yet
-        OperationBase? operation;
-        lock (_inFlightLock)
+        if (header.Magic == (byte)Magic.ServerRequest)
         {
-            if (_inFlight.Remove(header.Opaque, out operation))
-                _inFlightCount = _inFlight.Count;
-        }
-        if (operation is null)
-        {
-            ReportOrphan(header);
+            OnServerRequest(header, body);
             return;
         }
-        _slots.Release();
+        if (header.Magic is not ((byte)Magic.Response or (byte)Magic.AltResponse))
+            return; // nothing else is addressed to a client
+        if (_inFlight.TakeAnswered(header) is not { } operation)
+            return;
+        if (header.Magic == (byte)Magic.AltResponse)
+            operation.ReadServerDuration(header, body, Endpoint);
+        if (header.VBucketOrStatus != (ushort)ResponseStatus.Success && operation.RetryStep is { } step && step.OnResponse(operation, header, body))
+            return;
+        // Before the response is handed over: once completed, the operation may be reused at once.
         TernMetrics.RecordCompletion(operation.Opcode, Endpoint, operation.Elapsed);
         operation.OnResponse(header, body);
     }
 
-    private void ReportOrphan(in FrameHeader header)
+    private void OnServerRequest(in FrameHeader header, in ReadOnlySequence<byte> body)
     {
-        TernMetrics.RecordOrphan(Endpoint);
-        var known = _timedOut.Take(header.Opaque, out var record);
-        _settings.Orphans.Report(known ? record.Answered() : OrphanRecord.Unknown(Name, ((Opcode)header.Opcode).Name(), header.Opaque));
+        if (_settings.OnServerRequest is not { } handler)
+            return;
+        try
+        {
+            handler(this, ServerRequest.Copy(header, body));
+        }
+        catch (Exception e)
+        {
+            // The server's request is advice (a newer map); failing to act on it is no reason to drop the connection.
+            _settings.Logger.LogError(e, "handling server request 0x{Opcode:x2} on {Connection} failed", header.Opcode, Name);
+        }
     }
 
-    private void SweepDeadlines()
+    /// <summary>The periodic tick: keepalive first (a dead peer fails everything at once), then deadlines.</summary>
+    private void Tick()
     {
-        // Timer callbacks can overlap when one runs long; one sweep at a time is enough.
-        if (Interlocked.Exchange(ref _sweeping, 1) == 1)
+        // Timer callbacks can overlap when one runs long; one tick at a time is enough.
+        if (Interlocked.Exchange(ref _ticking, 1) == 1)
             return;
         try
         {
             var now = _settings.Time.GetTimestamp();
-            int inFlight;
-            lock (_inFlightLock)
+            switch (_keepAlive.Check(now))
             {
-                foreach (var (_, operation) in _inFlight)
-                {
-                    if (operation.DeadlineTimestamp <= now)
-                        _expired.Add(operation);
-                }
-                foreach (var operation in _expired)
-                    _inFlight.Remove(operation.Opaque);
-                _inFlightCount = inFlight = _inFlight.Count;
+                case KeepAliveAction.Probe:
+                    Probe();
+                    break;
+                case KeepAliveAction.Dead:
+                    Fail(new ConnectionFailedException(
+                        $"connection {Name}: no answer to a keepalive NOOP within {_keepAlive.Timeout.TotalMilliseconds:0} ms; " +
+                        "the peer is declared dead"));
+                    return;
             }
-            if (_expired.Count == 0)
-                return;
-            var bytesSent = Interlocked.Read(ref _bytesSent);
-            foreach (var operation in _expired)
-            {
-                _slots.Release();
-                _timedOut.Remember(OrphanRecord.TimedOut(Name, operation.Opcode.Name(), operation.Key, operation.Opaque,
-                    operation.Timeout, _settings.Time.GetElapsedTime(operation.Elapsed.StartTimestamp, now), _settings.Time));
-                TernMetrics.RecordTimeout(operation.Opcode, Endpoint);
-                operation.Fail(Timeouts.Expired(operation, Endpoint, sent: operation.WriteEndOffset <= bytesSent, inFlight + _expired.Count, Queued));
-            }
-            _expired.Clear();
+            _inFlight.ExpireDeadlines(now);
         }
         catch (Exception e)
         {
-            _settings.Logger.LogError(e, "deadline sweep on {Connection} failed", Name);
+            _settings.Logger.LogError(e, "the periodic tick of {Connection} failed", Name);
         }
         finally
         {
-            Volatile.Write(ref _sweeping, 0);
+            Volatile.Write(ref _ticking, 0);
+        }
+    }
+
+    /// <summary>
+    /// Sends a keepalive NOOP if a slot is free. When none is, the probe's clock runs anyway: the
+    /// operations already in flight are the probe then, since any answer proves the peer alive.
+    /// </summary>
+    private void Probe()
+    {
+        if (!TryAcquireSlot())
+            return;
+        var noop = RawOperation.Create(new RawRequest(Opcode.Noop), _keepAlive.Timeout, _settings.Time, CancellationToken.None);
+        Send(noop);
+        KeepAliveProbe = AwaitProbeAsync(noop);
+    }
+
+    private static async Task AwaitProbeAsync(RawOperation noop)
+    {
+        try
+        {
+            await noop.AsValueTask().ConfigureAwait(false);
+        }
+        catch (Exception)
+        {
+            // Whether the peer is alive is the keepalive's call (any bytes count), not this answer's.
         }
     }
 
     internal UnambiguousTimeoutException QueueFull(OperationBase operation) =>
         Timeouts.QueueFull(operation, Endpoint, _settings.MaxInFlight, InFlight, Queued);
 
-    /// <summary>Fails the connection: every operation in flight fails now, new sends fail at once.</summary>
+    /// <summary>
+    /// Fails the connection: every operation in flight is offered to its retry step or fails now, and
+    /// new sends are refused (offered to their retry step unsent).
+    /// </summary>
     public void Fail(Exception reason)
     {
         lock (_writeLock)
@@ -420,22 +483,11 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
             _failure = reason;
             _sendPipe.Writer.Complete();
         }
-        List<OperationBase> orphaned;
-        lock (_inFlightLock)
-        {
-            orphaned = [.. _inFlight.Values];
-            _inFlight.Clear();
-            _inFlightCount = 0;
-        }
+        var orphaned = _inFlight.RemoveAll();
         var bytesSent = Interlocked.Read(ref _bytesSent);
         foreach (var operation in orphaned)
-        {
-            _slots.Release();
-            operation.Fail(ConnectionError(operation, reason, sent: operation.WriteEndOffset <= bytesSent));
-        }
-        // Wake callers queued for a slot: each fails in Send and passes the slot on.
-        _slots.Release();
-        _sweeper.Dispose();
+            FailOrHandOver(operation, reason, sent: operation.Attempt.WriteEndOffset <= bytesSent);
+        _ticker.Dispose();
         _socket.Dispose();
         if (reason is not ObjectDisposedException)
         {
@@ -444,6 +496,15 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
                 Name, reason.Message, orphaned.Count);
         }
         Closed?.Invoke(this);
+    }
+
+    /// <summary>Completes an operation this connection could not carry, unless its retry step takes it over.</summary>
+    private void FailOrHandOver(OperationBase operation, Exception reason, bool sent)
+    {
+        var error = ConnectionError(operation, reason, sent);
+        if (operation.RetryStep is { } step && step.OnConnectionFailure(operation, error, sent))
+            return;
+        operation.Fail(error);
     }
 
     private ConnectionFailedException ConnectionError(OperationBase operation, Exception reason, bool sent) =>

@@ -18,6 +18,7 @@ namespace Tern.Client.Operations;
 public abstract class OperationBase : IThreadPoolWorkItem
 {
     private CancellationTokenRegistration _cancellation;
+    private bool _cancellationArmed;
     private Activity? _activity;
 
     public Opcode Opcode { get; protected set; }
@@ -40,10 +41,29 @@ public abstract class OperationBase : IThreadPoolWorkItem
     /// <summary>The vbucket to put in the request header (0 without a cluster map).</summary>
     public ushort VBucket { get; set; }
 
-    // Set by the connection that carries the request.
-    internal uint Opaque;
-    internal long WriteEndOffset;
-    internal IO.Connection? Connection;
+    // Set by the connection that carries the current attempt.
+    internal OperationAttempt Attempt;
+
+    /// <summary>How many times the operation was handed to a connection: 1 during its first attempt.</summary>
+    internal int Attempts;
+
+    /// <summary>Decides what a failed attempt does next; null: a failure completes the operation.</summary>
+    internal IRetryStep? RetryStep { get; set; }
+
+    /// <summary>The bucket, scope and collection the operation addresses (null for bootstrap requests).</summary>
+    internal Couchbase.Keyspace? Keyspace { get; set; }
+
+    /// <summary>The retries so far and their reasons; null until the first retry.</summary>
+    internal Couchbase.RetryLog? Retries { get; set; }
+
+    /// <summary>The durability the mutation asked for, for the exception when the server cannot meet it.</summary>
+    internal DurabilityLevel Durability { get; set; }
+
+    /// <summary>
+    /// The time the server says it spent on the last attempt (the Tracing frame of an alt response);
+    /// null when the server did not say.
+    /// </summary>
+    public TimeSpan? ServerDuration { get; private set; }
 
     // The outcome, captured before the completion is queued.
     protected ResponseStatus Status { get; private set; }
@@ -55,22 +75,26 @@ public abstract class OperationBase : IThreadPoolWorkItem
 
     /// <summary>
     /// Begins encoding: validates and writes the key after the extras. The caller may then
-    /// append a value through <see cref="Request"/>, and must call <see cref="Seal"/>.
+    /// append a value through <see cref="Request"/>, and must call <see cref="Seal"/>. Framing
+    /// extras (durability, preserve-TTL) make it an alt request, which only a connection that
+    /// negotiated alt requests carries.
     /// </summary>
-    protected void Prepare(Opcode opcode, string key, uint? collectionId, ReadOnlySpan<byte> extras, ulong cas = 0)
+    protected void Prepare(Opcode opcode, string key, uint? collectionId, ReadOnlySpan<byte> extras, ulong cas = 0,
+        ReadOnlySpan<byte> framingExtras = default)
     {
         Opcode = opcode;
         Key = key;
         RequestCas = cas;
-        Request.Begin(key, collectionId, extras);
+        Request.Begin(key, collectionId, extras, framingExtras);
     }
 
     /// <summary>Begins encoding a request whose key is raw bytes (bootstrap commands).</summary>
-    protected void Prepare(Opcode opcode, ReadOnlySpan<byte> key, ReadOnlySpan<byte> extras, ulong cas = 0)
+    protected void Prepare(Opcode opcode, ReadOnlySpan<byte> key, ReadOnlySpan<byte> extras, ulong cas = 0,
+        ReadOnlySpan<byte> framingExtras = default)
     {
         Opcode = opcode;
         RequestCas = cas;
-        Request.Begin(key, extras);
+        Request.Begin(key, extras, framingExtras);
     }
 
     /// <summary>Finishes encoding once the value (if any) is written.</summary>
@@ -93,13 +117,58 @@ public abstract class OperationBase : IThreadPoolWorkItem
     public bool IsMutation => Opcode.IsMutation();
 
     /// <summary>
-    /// Arms cancellation once the operation is in flight. The callback only asks the connection to
-    /// remove the operation, so it cannot complete an operation someone else already completed.
+    /// Clears what the last attempt left (its connection, opaque, server duration) so the operation
+    /// can be sent again, on this or another connection. Keeps the request, the deadline, the caller's
+    /// token and <see cref="Attempts"/>. Connections call it on every send; calling it before is harmless.
+    /// </summary>
+    internal void BeginAttempt()
+    {
+        Attempt = default;
+        ServerDuration = null;
+    }
+
+    /// <summary>
+    /// Arms cancellation once the operation is first in flight; later attempts keep the one registration.
+    /// The callback only asks the current attempt's connection to remove the operation, so it cannot
+    /// complete an operation someone else already completed, nor one between attempts (the connection
+    /// that sends it next sees the token cancelled).
     /// </summary>
     internal void RegisterCancellation()
     {
-        if (CancellationToken.CanBeCanceled)
-            _cancellation = CancellationToken.UnsafeRegister(static state => ((OperationBase)state!).Connection?.Cancel((OperationBase)state!), this);
+        if (!CancellationToken.CanBeCanceled || _cancellationArmed)
+            return;
+        _cancellationArmed = true;
+        _cancellation = CancellationToken.UnsafeRegister(
+            static state => ((OperationBase)state!).Attempt.Connection?.Cancel((OperationBase)state!), this);
+    }
+
+    /// <summary>
+    /// Reads the server's duration from an alt response's framing extras, before the response is
+    /// captured or handed to <see cref="RetryStep"/>; records it on the span and the
+    /// tern.server_duration histogram. Allocates nothing unless a span is being recorded.
+    /// </summary>
+    internal void ReadServerDuration(in FrameHeader header, in ReadOnlySequence<byte> body, string endpoint)
+    {
+        int length = header.FramingExtrasLength;
+        if (length == 0)
+            return;
+        var first = body.FirstSpan;
+        Span<byte> copy = stackalloc byte[byte.MaxValue];
+        scoped ReadOnlySpan<byte> framingExtras;
+        if (first.Length >= length)
+        {
+            framingExtras = first[..length];
+        }
+        else
+        {
+            body.Slice(0, length).CopyTo(copy);
+            framingExtras = copy[..length];
+        }
+        if (!Couchbase.FramingExtras.TryReadServerDuration(framingExtras, out var duration))
+            return;
+        ServerDuration = duration;
+        _activity?.SetTag("db.couchbase.server_duration", duration.TotalMicroseconds);
+        Diagnostics.TernMetrics.RecordServerDuration(Opcode, endpoint, duration);
     }
 
     /// <summary>
@@ -137,14 +206,20 @@ public abstract class OperationBase : IThreadPoolWorkItem
     {
         _cancellation.Dispose();
         _cancellation = default;
+        _cancellationArmed = false;
         if (_activity is not null)
             StopActivity(Error ?? (Status == ResponseStatus.Success ? null : new Exception(Status.ToString())));
         Deliver();
     }
 
-    /// <summary>Starts a trace span; called only when the ActivitySource has listeners.</summary>
+    /// <summary>
+    /// Starts a trace span; called only when the ActivitySource has listeners. One span covers every
+    /// attempt: a span already started is kept.
+    /// </summary>
     internal void StartActivity(string endpoint)
     {
+        if (_activity is not null)
+            return;
         _activity = Diagnostics.TernMetrics.ActivitySource.StartActivity(Opcode.Name(), ActivityKind.Client);
         _activity?.SetTag("db.system", "memcached");
         _activity?.SetTag("server.address", endpoint);
@@ -174,9 +249,13 @@ public abstract class OperationBase : IThreadPoolWorkItem
         Request.Reset();
         Key = "";
         VBucket = 0;
-        Opaque = 0;
-        WriteEndOffset = 0;
-        Connection = null;
+        Attempt = default;
+        Attempts = 0;
+        RetryStep = null;
+        Keyspace = null;
+        Retries = null;
+        Durability = DurabilityLevel.None;
+        ServerDuration = null;
         Status = ResponseStatus.Success;
         ResponseCas = 0;
         Error = null;

@@ -1,5 +1,7 @@
 using System.Buffers;
 using System.Buffers.Binary;
+using System.Text;
+using Tern.Client.Exceptions;
 using Tern.Client.Protocol;
 
 namespace Tern.Client.Operations;
@@ -7,8 +9,9 @@ namespace Tern.Client.Operations;
 /// <summary>
 /// The encoded request of one operation, owned by the (pooled) operation so that steady-state
 /// encoding allocates nothing. The header is written last, once the body length is known:
-/// callers reserve it, write extras and key, let a transcoder append the value through
-/// <see cref="IBufferWriter{T}"/>, then <see cref="Finish"/>.
+/// callers reserve it, write framing extras, extras and key, let a transcoder append the value
+/// through <see cref="IBufferWriter{T}"/>, then <see cref="Finish"/>. With framing extras the
+/// request takes the alt layout (magic 0x08: byte 2 the framing extras' length, byte 3 the key's).
 /// </summary>
 public sealed class RequestBuffer : IBufferWriter<byte>
 {
@@ -17,52 +20,111 @@ public sealed class RequestBuffer : IBufferWriter<byte>
 
     private byte[] _buffer = [];
     private int _written;
+    private int _framingExtrasLength;
     private int _extrasLength;
     private int _keyLength;
     private int _keyPrefixLength;
 
     public ReadOnlySpan<byte> Written => _buffer.AsSpan(0, _written);
 
-    /// <summary>The logical key bytes (no collection prefix): what locators hash.</summary>
-    public ReadOnlySpan<byte> LogicalKey =>
-        _buffer.AsSpan(FrameHeader.Size + _extrasLength + _keyPrefixLength, _keyLength - _keyPrefixLength);
+    /// <summary>True when the request carries framing extras: it goes out as an alt request (magic 0x08).</summary>
+    public bool HasFramingExtras => _framingExtrasLength > 0;
 
-    /// <summary>Starts a request: reserves the header, writes the extras and the key (validated as it is encoded).</summary>
-    public void Begin(string key, uint? collectionId, ReadOnlySpan<byte> extras)
+    /// <summary>The logical key bytes (no collection prefix): what locators hash.</summary>
+    public ReadOnlySpan<byte> LogicalKey => _buffer.AsSpan(KeyOffset + _keyPrefixLength, _keyLength - _keyPrefixLength);
+
+    private int KeyOffset => FrameHeader.Size + _framingExtrasLength + _extrasLength;
+
+    /// <summary>
+    /// Starts a request: reserves the header, writes the framing extras, the extras and the key
+    /// (validated as it is encoded). Framing extras (at most 255 bytes) make it an alt request.
+    /// </summary>
+    public void Begin(string key, uint? collectionId, ReadOnlySpan<byte> extras, ReadOnlySpan<byte> framingExtras = default)
     {
         _written = 0;
-        var keyOffset = FrameHeader.Size + extras.Length;
+        CheckFramingExtras(framingExtras);
+        var keyOffset = FrameHeader.Size + framingExtras.Length + extras.Length;
         var span = GetSpan(keyOffset + KeyWriter.MaxWireLength);
+        // The key first: it is the part that can be rejected, and then nothing is left to send.
         var keyLength = KeyWriter.Write(span[keyOffset..], key, collectionId);
-        extras.CopyTo(span[FrameHeader.Size..]);
-        _extrasLength = extras.Length;
+        WriteExtras(span, framingExtras, extras);
         _keyLength = keyLength;
         _keyPrefixLength = collectionId is { } cid ? Leb128.GetLength(cid) : 0;
         _written = keyOffset + keyLength;
     }
 
     /// <summary>Starts a request whose key is given as bytes (bootstrap commands, tests).</summary>
-    public void Begin(ReadOnlySpan<byte> key, ReadOnlySpan<byte> extras)
+    public void Begin(ReadOnlySpan<byte> key, ReadOnlySpan<byte> extras, ReadOnlySpan<byte> framingExtras = default)
     {
         _written = 0;
-        _extrasLength = extras.Length;
+        CheckFramingExtras(framingExtras);
+        var keyOffset = FrameHeader.Size + framingExtras.Length + extras.Length;
+        var span = GetSpan(keyOffset + key.Length);
+        WriteExtras(span, framingExtras, extras);
+        key.CopyTo(span[keyOffset..]);
         _keyLength = key.Length;
         _keyPrefixLength = 0;
-        var span = GetSpan(FrameHeader.Size + extras.Length + key.Length);
-        extras.CopyTo(span[FrameHeader.Size..]);
-        key.CopyTo(span[(FrameHeader.Size + extras.Length)..]);
-        _written = FrameHeader.Size + extras.Length + key.Length;
+        _written = keyOffset + key.Length;
+    }
+
+    private static void CheckFramingExtras(ReadOnlySpan<byte> framingExtras)
+    {
+        if (framingExtras.Length > byte.MaxValue)
+            throw new ArgumentException($"framing extras hold at most 255 bytes, not {framingExtras.Length}", nameof(framingExtras));
+    }
+
+    private void WriteExtras(Span<byte> span, ReadOnlySpan<byte> framingExtras, ReadOnlySpan<byte> extras)
+    {
+        framingExtras.CopyTo(span[FrameHeader.Size..]);
+        extras.CopyTo(span[(FrameHeader.Size + framingExtras.Length)..]);
+        _framingExtrasLength = framingExtras.Length;
+        _extrasLength = extras.Length;
     }
 
     /// <summary>Overwrites a big-endian u32 in the extras, e.g. flags known only once the value is encoded.</summary>
     public void PatchExtras(int offset, uint value) =>
-        BinaryPrimitives.WriteUInt32BigEndian(_buffer.AsSpan(FrameHeader.Size + offset, 4), value);
+        BinaryPrimitives.WriteUInt32BigEndian(_buffer.AsSpan(FrameHeader.Size + _framingExtrasLength + offset, 4), value);
 
     /// <summary>Writes the header over the reserved space now that the body is complete.</summary>
     public void Finish(Opcode opcode, Datatype datatype, ulong cas)
     {
-        new FrameHeader((byte)Magic.Request, (byte)opcode, 0, (ushort)_keyLength, (byte)_extrasLength, (byte)datatype,
-            0, (uint)(_written - FrameHeader.Size), 0, cas).Write(_buffer);
+        var magic = HasFramingExtras ? Magic.AltRequest : Magic.Request;
+        new FrameHeader((byte)magic, (byte)opcode, (byte)_framingExtrasLength, (ushort)_keyLength, (byte)_extrasLength,
+            (byte)datatype, 0, (uint)(_written - FrameHeader.Size), 0, cas).Write(_buffer);
+    }
+
+    /// <summary>
+    /// Rewrites the key's collection-id prefix, for a request sent again after its collection's id
+    /// changed: the rest of the request moves when the prefix's length changes, and the header's key
+    /// and body lengths follow (a request not yet finished gets them from <see cref="Finish"/>). Only
+    /// for a request begun with a collection id; throws <see cref="InvalidArgumentException"/> when
+    /// the key is too long for a named collection.
+    /// </summary>
+    public void ChangeCollectionPrefix(uint collectionId)
+    {
+        if (_keyPrefixLength == 0)
+            throw new InvalidOperationException("the request's key has no collection prefix to change");
+        var logicalLength = _keyLength - _keyPrefixLength;
+        if (collectionId != 0 && logicalLength > KeyWriter.MaxKeyLengthInCollection)
+            throw new InvalidArgumentException(
+                $"document key '{Encoding.UTF8.GetString(LogicalKey)}' is longer than {KeyWriter.MaxKeyLengthInCollection} UTF-8 bytes " +
+                $"({logicalLength} bytes), the limit in collection {collectionId}; it was not sent");
+        var prefixLength = Leb128.GetLength(collectionId);
+        var shift = prefixLength - _keyPrefixLength;
+        if (shift > 0)
+            Ensure(shift);
+        var rest = KeyOffset + _keyPrefixLength;
+        if (shift != 0)
+            _buffer.AsSpan(rest, _written - rest).CopyTo(_buffer.AsSpan(rest + shift));
+        Leb128.Write(_buffer.AsSpan(KeyOffset), collectionId);
+        _keyPrefixLength = prefixLength;
+        _keyLength += shift;
+        _written += shift;
+        if (HasFramingExtras)
+            _buffer[3] = (byte)_keyLength;
+        else
+            BinaryPrimitives.WriteUInt16BigEndian(_buffer.AsSpan(2), (ushort)_keyLength);
+        BinaryPrimitives.WriteUInt32BigEndian(_buffer.AsSpan(8), (uint)(_written - FrameHeader.Size));
     }
 
     /// <summary>Copies the request to <paramref name="destination"/> with the connection's opaque and the vbucket filled in.</summary>
@@ -71,6 +133,17 @@ public sealed class RequestBuffer : IBufferWriter<byte>
         Written.CopyTo(destination);
         BinaryPrimitives.WriteUInt16BigEndian(destination[6..], vbucket);
         BinaryPrimitives.WriteUInt32BigEndian(destination[12..], opaque);
+    }
+
+    /// <summary>The value written after the key so far.</summary>
+    public ReadOnlySpan<byte> Value => _buffer.AsSpan(KeyOffset + _keyLength, _written - KeyOffset - _keyLength);
+
+    /// <summary>Replaces the value with <paramref name="value"/> (e.g. its compressed form); call before <see cref="Finish"/>.</summary>
+    public void ReplaceValue(ReadOnlySpan<byte> value)
+    {
+        _written = KeyOffset + _keyLength;
+        value.CopyTo(GetSpan(value.Length));
+        _written += value.Length;
     }
 
     public void Advance(int count) => _written += count;

@@ -23,7 +23,7 @@ public sealed class ObservabilityTests : IDisposable
     public ObservabilityTests()
     {
         Instrument[] ours = [TernMetrics.Operations, TernMetrics.Duration, TernMetrics.Timeouts, TernMetrics.Orphans,
-            TernMetrics.ConnectionFailures];
+            TernMetrics.ConnectionFailures, TernMetrics.ServerDuration];
         _meters.InstrumentPublished = (instrument, listener) =>
         {
             if (ours.Contains(instrument))
@@ -89,6 +89,24 @@ public sealed class ObservabilityTests : IDisposable
         await Assert.ThrowsAsync<UnambiguousTimeoutException>(() => unanswered);
 
         Assert.Equal([("tern.client.operations", 1, "get"), ("tern.client.timeouts", 1, "get")], MeasuredOn(fake.Endpoint));
+    }
+
+    [Fact]
+    public async Task TheServersDurationIsMeasuredAndTaggedOnTheSpan()
+    {
+        var time = new FakeTimeProvider();
+        await using var fake = await FakeCluster.StartAsync(new ClusterOptions { TimeProvider = time });
+        byte[] tracing = [0x02, 0x00, 0x40]; // server duration frame: id 0, length 2, encoded 64
+        Assert.True(Tern.Client.Couchbase.FramingExtras.TryReadServerDuration(tracing, out var duration));
+
+        var get = fake.Collection.GetAsync("traced-key").AsTask();
+        await fake.Server.RespondAsync((await fake.Server.ReceiveAsync(1))[0], value: "v", framingExtras: tracing);
+        (await get).Dispose();
+
+        Assert.Equal([("tern.server_duration", duration.TotalMicroseconds, "get"), ("tern.client.operations", 1, "get"),
+            ("tern.client.operation.duration", 0.0, "get")], MeasuredOn(fake.Endpoint));
+        var span = Assert.Single(_stopped, a => (string?)a.GetTagItem("server.address") == fake.Endpoint);
+        Assert.Equal(duration.TotalMicroseconds, span.GetTagItem("db.couchbase.server_duration"));
     }
 
     public void Dispose()

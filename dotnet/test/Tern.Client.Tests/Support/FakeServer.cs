@@ -7,7 +7,18 @@ using Tern.Client.Protocol;
 namespace Tern.Client.Tests.Support;
 
 /// <summary>A request the fake server received.</summary>
-public sealed record ReceivedRequest(Opcode Opcode, uint Opaque, string Key, ReadOnlyMemory<byte> Extras);
+public sealed record ReceivedRequest(Opcode Opcode, uint Opaque, string Key, ReadOnlyMemory<byte> Extras)
+{
+    /// <summary>0x80, or 0x08 for an alt request (one with framing extras).</summary>
+    public byte Magic { get; init; } = (byte)Tern.Client.Protocol.Magic.Request;
+
+    public ReadOnlyMemory<byte> FramingExtras { get; init; }
+
+    /// <summary>The key as sent, collection prefix included.</summary>
+    public ReadOnlyMemory<byte> KeyBytes { get; init; }
+
+    public ReadOnlyMemory<byte> Value { get; init; }
+}
 
 /// <summary>
 /// A scripted server on a free port: the test reads the requests the client sent and decides
@@ -49,18 +60,33 @@ public sealed class FakeServer : IAsyncDisposable
         return requests;
     }
 
-    public async Task RespondAsync(ReceivedRequest request, ResponseStatus status = ResponseStatus.Success,
-        string value = "", uint flags = 0, ulong cas = 1)
+    /// <summary>
+    /// Answers a request. With <paramref name="framingExtras"/> the answer is an alt response (magic
+    /// 0x18), as a server that negotiated Tracing sends with its processing time.
+    /// </summary>
+    public Task RespondAsync(ReceivedRequest request, ResponseStatus status = ResponseStatus.Success,
+        string value = "", uint flags = 0, ulong cas = 1, byte[]? framingExtras = null)
     {
-        var socket = await _accepted;
         // Reads answer with the document's flags in the extras, as a real server does.
         var extras = new byte[request.Opcode is Opcode.Get or Opcode.GetAndTouch or Opcode.GetLocked ? 4 : 0];
         if (extras.Length == 4)
             System.Buffers.Binary.BinaryPrimitives.WriteUInt32BigEndian(extras, flags);
-        var body = Encoding.UTF8.GetBytes(value);
-        var frame = new byte[FrameCodec.EncodedSize(0, extras.Length, 0, body.Length)];
-        FrameCodec.Encode(frame, (byte)Magic.Response, (byte)request.Opcode, 0, (ushort)status, request.Opaque, cas,
-            default, extras, default, body);
+        var magic = framingExtras is null ? Magic.Response : Magic.AltResponse;
+        return SendFrameAsync(magic, (byte)request.Opcode, (ushort)status, request.Opaque, cas, framingExtras ?? [], extras, [],
+            Encoding.UTF8.GetBytes(value));
+    }
+
+    /// <summary>Sends a request of the server's own (magic 0x82), as Couchbase pushes a new cluster map.</summary>
+    public Task PushAsync(byte opcode, byte[] key, byte[] extras, byte[] value) =>
+        SendFrameAsync(Magic.ServerRequest, opcode, 0, 0, 0, [], extras, key, value);
+
+    /// <summary>Sends any frame to the client.</summary>
+    public async Task SendFrameAsync(Magic magic, byte opcode, ushort status, uint opaque, ulong cas,
+        byte[] framingExtras, byte[] extras, byte[] key, byte[] value)
+    {
+        var socket = await _accepted;
+        var frame = new byte[FrameCodec.EncodedSize(framingExtras.Length, extras.Length, key.Length, value.Length)];
+        FrameCodec.Encode(frame, (byte)magic, opcode, 0, status, opaque, cas, framingExtras, extras, key, value);
         await socket.SendAsync(frame);
     }
 
@@ -77,7 +103,13 @@ public sealed class FakeServer : IAsyncDisposable
         if (FrameCodec.TryDecode(_buffer.AsSpan(0, _buffered), out var frame) != DecodeResult.Ok)
             return false;
         request = new ReceivedRequest((Opcode)frame.Header.Opcode, frame.Header.Opaque, Encoding.UTF8.GetString(frame.Key),
-            frame.Extras.ToArray());
+            frame.Extras.ToArray())
+        {
+            Magic = frame.Header.Magic,
+            FramingExtras = frame.FramingExtras.ToArray(),
+            KeyBytes = frame.Key.ToArray(),
+            Value = frame.Value.ToArray(),
+        };
         var size = frame.Size;
         _buffer.AsSpan(size, _buffered - size).CopyTo(_buffer);
         _buffered -= size;
