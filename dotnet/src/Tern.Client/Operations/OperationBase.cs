@@ -10,7 +10,8 @@ namespace Tern.Client.Operations;
 /// Per-operation state: the encoded request, its deadline, and the response the read loop captured.
 /// Exactly one party completes an operation: whoever removes it from its connection's in-flight
 /// table (read loop, deadline sweeper, connection failure, cancellation) or the dispatcher before
-/// sending. Completion captures the outcome and queues the operation itself on the thread pool
+/// sending. After a failed status or a connection failure the remover may instead hand it to its
+/// <see cref="RetryStep"/>, which then owns it until it sends it again (a new attempt) or fails it. Completion captures the outcome and queues the operation itself on the thread pool
 /// (<see cref="IThreadPoolWorkItem"/>: no closure, no ExecutionContext capture, no allocation);
 /// <see cref="Execute"/> then turns it into the caller's result there, so user continuations
 /// never run on the socket read loop.
