@@ -10,7 +10,7 @@ TERND_ARGS ?=
 .DEFAULT_GOAL := help
 .PHONY: help all deps deps-dotnet build build-server build-dotnet run test test-server \
         test-compat test-dotnet test-asan test-tsan test-under-load bench-server bench-collections bench-collections-instructions bench-instructions \
-        bench-executor bench-seeds bench-sdk clean
+        bench-executor bench-seeds bench-sdk bench-sdk-alloc clean
 
 help: ## list the targets (what `make` alone does)
 	@echo "usage: make TARGET [BUILD_DIR=build/release] [TERND_ARGS=\"--port 11211\"]"
@@ -78,8 +78,11 @@ bench-executor: deps ## the executor pool: async snooze against snoozeAndWait
 bench-seeds: deps-dotnet ## the SDK's hot-path changes against the old ways (BenchmarkDotNet)
 	@bash scripts/bench-seeds.sh
 
-bench-sdk: deps-dotnet ## Tern.Client end to end against ternd and memcached
+bench-sdk: deps-dotnet ## Tern.Client and the Couchbase Node.js SDK end to end: ternd (couchbase://, memcached://) and memcached
 	@bash scripts/bench-sdk.sh
+
+bench-sdk-alloc: deps-dotnet ## what a Get on app.users over couchbase:// allocates, against memcached:// (BenchmarkDotNet)
+	@bash scripts/bench-sdk-alloc.sh
 
 clean: ## remove every build directory (build/)
 	rm -rf build

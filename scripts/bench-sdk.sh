@@ -1,12 +1,23 @@
 #!/usr/bin/env bash
-# Usage: bench-sdk.sh [load options, e.g. --seconds 10 --value-size 1024]
-# Tern.Client end to end: starts ternd (--port 0) and memcached (binary protocol, a free port),
-# then runs Get and Upsert through the SDK against each, 1 and 64 operations in flight, and
-# prints ops/s, p50/p99 latency and bytes allocated per operation (Tern.Benchmarks `sdk` mode).
-# Both servers get the same number of worker threads, SERVER_THREADS (default 2), so the
-# comparison is between servers, not thread counts. TERND=path picks another ternd binary.
-# Both servers are stopped on exit; their logs are kept in build/bench-sdk/. As root
-# everything runs at nice -10, ahead of builds sharing the machine.
+# Usage: bench-sdk.sh [load options, e.g. --seconds 10 --concurrency 64 --value-size 256 --keys 10000]
+# The SDKs end to end, one table of four rows, all under the same load (a 90/10 get/upsert mix
+# of 256-byte JSON values over 10,000 keys, 64 operations in flight, 10 s per row after 2 s of
+# warm-up; the options above change it for every row):
+#   1. Tern.Client -> ternd over couchbase:// (bucket default, Administrator/password)
+#   2. the official Couchbase Node.js SDK (compat/node_modules/couchbase) -> the same ternd
+#   3. Tern.Client -> the same ternd over memcached:// (the dev config's anonymous bucket)
+#   4. Tern.Client -> memcached 1.6 over memcached:// (binary protocol)
+# Columns: ops/s, p50/p99 latency (HDR histograms: HdrHistogram in .NET, perf_hooks in Node),
+# bytes allocated per operation (.NET only), and connect time: connect + bucket + collection +
+# the first get, in a fresh process (so .NET's includes JIT compiling the connect path).
+# Then the Tern.Client / Node.js ratio of ops/s and p99.
+# ternd runs with server/config/dev.toml, memcached on a free port, both with SERVER_THREADS
+# worker threads (default 2). Every row runs in a process of its own; the keys are stored
+# once before the first row so that every row's first get is a hit. TERND=path picks another
+# ternd binary; DOTNET_ARTIFACTS=dir builds Tern.Benchmarks there (dotnet --artifacts-path)
+# instead of in its project folder. The servers are stopped on exit; their logs and the rows
+# (JSON lines) are kept in build/bench-sdk/. As root everything runs at nice -10, ahead of
+# builds sharing the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" -ne 0 ] || renice -n -10 $$ >/dev/null
@@ -16,7 +27,23 @@ ternd=${TERND:-build/release/server/ternd}
 server_threads=${SERVER_THREADS:-2}
 [ -x "$ternd" ] || bash scripts/build-server.sh build/release Release
 project=dotnet/bench/Tern.Benchmarks
-dotnet build "$project" -c Release -nologo -v q >/dev/null
+if [ -n "${DOTNET_ARTIFACTS:-}" ]; then
+  dotnet build "$project" -c Release -nologo -v q --artifacts-path "$DOTNET_ARTIFACTS" >/dev/null
+  dll=$(realpath "$DOTNET_ARTIFACTS")/bin/Tern.Benchmarks/release/Tern.Benchmarks.dll
+else
+  dotnet build "$project" -c Release -nologo -v q >/dev/null
+  dll=$PWD/$project/bin/Release/net10.0/Tern.Benchmarks.dll
+fi
+
+# The Node.js SDK, as the compat suite installs it (npm ci when missing or from another lockfile).
+command -v node >/dev/null && command -v npm >/dev/null ||
+  { echo "bench-sdk: node 20 or later, and npm, are needed for the Node.js row" >&2; exit 1; }
+stamp=compat/node_modules/.tern-lock-stamp
+if [ ! -f "$stamp" ] || ! cmp -s compat/package-lock.json "$stamp"; then
+  echo "bench-sdk: npm ci in compat/" >&2
+  (cd compat && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  cp compat/package-lock.json "$stamp"
+fi
 
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; }
@@ -48,7 +75,7 @@ free_port() {
   return 1
 }
 
-"$ternd" --port 0 --threads "$server_threads" 2>"$out/ternd.log" &
+"$ternd" --config server/config/dev.toml --port 0 --threads "$server_threads" 2>"$out/ternd.log" &
 pids+=($!)
 ternd_port=$(wait_for_port "$out/ternd.log" "$!")
 
@@ -61,11 +88,26 @@ for _ in $(seq 1 100); do
   kill -0 "$memcached_pid" 2>/dev/null || { cat "$out/memcached.log" >&2; exit 1; }
   sleep 0.1
 done
+memcached_name="memcached $(memcached -V | cut -d' ' -f2)"
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)," \
   ".NET $(dotnet --list-runtimes | sed -n 's/^Microsoft.NETCore.App \([^ ]*\).*/\1/p' | tail -n 1)," \
+  "Node.js $(node --version)," \
   "load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
-echo "servers: ternd --threads $server_threads; memcached -B binary -t $server_threads"
-(cd "$project" && dotnet bin/Release/net10.0/Tern.Benchmarks.dll sdk \
-  --target "ternd=127.0.0.1:$ternd_port" \
-  --target "memcached=memcached://127.0.0.1:$memcached_port" "$@")
+echo "servers: ternd --config server/config/dev.toml --threads $server_threads; $memcached_name -B binary -t $server_threads"
+
+tern_client() { dotnet "$dll" sdk "$@"; }
+rows=$out/rows.jsonl
+: >"$rows"
+tern_client --load-only --target "ternd=memcached://127.0.0.1:$ternd_port" \
+  --target "$memcached_name=memcached://127.0.0.1:$memcached_port" "$@"
+echo "bench-sdk: 1/4 Tern.Client, ternd, couchbase://" >&2
+tern_client --json --target "ternd=couchbase://127.0.0.1:$ternd_port" "$@" >>"$rows"
+echo "bench-sdk: 2/4 Node.js SDK, ternd, couchbase://" >&2
+node compat/bench/sdk-load.mjs --target "ternd=couchbase://127.0.0.1:$ternd_port" "$@" >>"$rows"
+echo "bench-sdk: 3/4 Tern.Client, ternd, memcached://" >&2
+tern_client --json --target "ternd=memcached://127.0.0.1:$ternd_port" "$@" >>"$rows"
+echo "bench-sdk: 4/4 Tern.Client, $memcached_name, memcached://" >&2
+tern_client --json --target "$memcached_name=memcached://127.0.0.1:$memcached_port" "$@" >>"$rows"
+echo
+dotnet "$dll" sdk-report "$rows"

@@ -5,7 +5,8 @@ using Tern.Benchmarks.Seeds;
 namespace Tern.Benchmarks;
 
 /// <summary>
-/// `Tern.Benchmarks sdk ...` runs the end-to-end load against live servers (see SdkLoadOptions);
+/// `Tern.Benchmarks sdk ...` runs the end-to-end load against live servers (see SdkLoadOptions),
+/// `Tern.Benchmarks sdk-report FILE...` prints the table of rows gathered as JSON lines (SdkReport);
 /// any other arguments go to BenchmarkDotNet, e.g. `--filter '*'` for every seed table.
 /// </summary>
 public static class Program
@@ -15,6 +16,10 @@ public static class Program
         if (args.Length > 0 && args[0] == "sdk")
         {
             return await SdkLoad.RunAsync(args[1..]);
+        }
+        if (args.Length > 0 && args[0] == "sdk-report")
+        {
+            return SdkReport.Run(args[1..]);
         }
 
         BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args, SeedConfig.Create());

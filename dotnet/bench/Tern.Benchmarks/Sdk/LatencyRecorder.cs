@@ -1,53 +1,49 @@
+using System.Diagnostics;
+using HdrHistogram;
+
 namespace Tern.Benchmarks.Sdk;
 
 /// <summary>
-/// Per-operation latencies in <see cref="System.Diagnostics.Stopwatch"/> ticks, one preallocated
-/// array per worker so recording allocates nothing and needs no lock. Percentiles are computed
-/// after the run over every worker's samples.
+/// Per-operation latencies in nanoseconds, one HDR histogram (1 ns to 60 s, 3 significant
+/// digits, as the Node.js harness's perf_hooks histogram) per caller, so recording allocates
+/// nothing and needs no lock. Percentiles are read after the run from the callers' histograms
+/// added together.
 /// </summary>
 internal sealed class LatencyRecorder
 {
-    private readonly long[][] _samples;
-    private readonly int[] _counts;
+    private const long HighestNanos = 60_000_000_000;
+    private const int SignificantDigits = 3;
+    private static readonly double NanosPerTick = 1e9 / Stopwatch.Frequency;
 
-    public LatencyRecorder(int workers, int capacityPerWorker)
+    private readonly LongHistogram[] _callers;
+
+    public LatencyRecorder(int callers)
     {
-        _samples = new long[workers][];
-        for (var i = 0; i < workers; i++)
-            _samples[i] = new long[capacityPerWorker];
-        _counts = new int[workers];
+        _callers = new LongHistogram[callers];
+        for (var i = 0; i < callers; i++)
+            _callers[i] = new LongHistogram(1, HighestNanos, SignificantDigits);
     }
 
-    /// <summary>Records one sample; false once the worker's array is full (the worker should stop).</summary>
-    public bool Record(int worker, long ticks)
+    /// <summary>Records one operation's latency, given in <see cref="Stopwatch"/> ticks.</summary>
+    public void Record(int caller, long ticks) =>
+        _callers[caller].RecordValue(Math.Clamp((long)(ticks * NanosPerTick), 1, HighestNanos));
+
+    public void Clear()
     {
-        var count = _counts[worker];
-        var samples = _samples[worker];
-        if (count >= samples.Length)
-            return false;
-        samples[count] = ticks;
-        _counts[worker] = count + 1;
-        return true;
+        foreach (var histogram in _callers)
+            histogram.Reset();
     }
 
-    public void Clear() => Array.Clear(_counts);
+    public long Count => _callers.Sum(h => h.TotalCount);
 
-    public long Count => _counts.Sum(c => (long)c);
-
-    /// <summary>The latencies at the given quantiles (0..1), in microseconds.</summary>
-    public double[] PercentilesMicros(params double[] quantiles)
+    /// <summary>The latencies at the given percentiles (0..100), in microseconds.</summary>
+    public double[] PercentilesMicros(params double[] percentiles)
     {
-        var all = new long[Count];
-        var offset = 0;
-        for (var i = 0; i < _samples.Length; i++)
-        {
-            Array.Copy(_samples[i], 0, all, offset, _counts[i]);
-            offset += _counts[i];
-        }
-        Array.Sort(all);
-        return quantiles
-            .Select(q => all.Length == 0 ? 0 : all[(int)Math.Clamp(Math.Ceiling(q * all.Length) - 1, 0, all.Length - 1)])
-            .Select(ticks => ticks * 1_000_000.0 / System.Diagnostics.Stopwatch.Frequency)
+        var all = new LongHistogram(1, HighestNanos, SignificantDigits);
+        foreach (var histogram in _callers)
+            all.Add(histogram);
+        return percentiles
+            .Select(p => all.TotalCount == 0 ? 0 : all.GetValueAtPercentile(p) / 1000.0)
             .ToArray();
     }
 }

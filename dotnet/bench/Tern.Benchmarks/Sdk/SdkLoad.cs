@@ -1,52 +1,64 @@
-using System.Globalization;
-using Tern.Client;
+using System.Text.Json;
 
 namespace Tern.Benchmarks.Sdk;
 
 /// <summary>
-/// `Tern.Benchmarks sdk --target name=host:port ...`: Get and Upsert through Tern.Client against
-/// each target at each concurrency (see <see cref="SdkLoadOptions"/>), printed as one markdown table.
+/// `Tern.Benchmarks sdk --target name=connection-string ...`: the get/upsert mix through
+/// Tern.Client against each target at each concurrency (see <see cref="SdkLoadOptions"/>),
+/// printed as one markdown table (<see cref="SdkReport"/>), or with --json as one JSON line
+/// per row for `sdk-report` to gather with the Node.js harness's rows (scripts/bench-sdk.sh).
+/// With --load-only it only connects and stores the keys.
 /// </summary>
 public static class SdkLoad
 {
-    // Room for every sample of a run: 4M latencies (32 MB) shared among the callers.
-    private const int SampleCapacity = 4 << 20;
+    // Every measured run loads its keys first with this many upserts in flight.
+    private const int LoadInFlight = 64;
 
     public static async Task<int> RunAsync(string[] args)
     {
-        var options = SdkLoadOptions.Parse(args);
-        var value = new byte[options.ValueSize];
-        Random.Shared.NextBytes(value);
-        var keys = Enumerable.Range(0, options.KeyCount).Select(i => $"bench::{i:D8}").ToArray();
+        SdkLoadOptions options;
+        try
+        {
+            options = SdkLoadOptions.Parse(args);
+        }
+        catch (Exception e) when (e is ArgumentException or FormatException)
+        {
+            Console.Error.WriteLine($"sdk: {e.Message}");
+            return 2;
+        }
+        var value = BenchDocument.Create(options.ValueSize);
+        var keys = Enumerable.Range(0, options.KeyCount).Select(BenchDocument.Key).ToArray();
         var warmup = TimeSpan.FromSeconds(options.WarmupSeconds);
         var measured = TimeSpan.FromSeconds(options.Seconds);
-
-        Console.WriteLine($"{options.ValueSize}-byte values, {options.KeyCount} keys, {options.Seconds} s per row " +
-                          $"after {options.WarmupSeconds} s of warm-up; .NET {Environment.Version}, {Environment.ProcessorCount} cores");
-        Console.WriteLine();
-        Console.WriteLine("| server | operation | in flight | ops/s | p50 (µs) | p99 (µs) | allocated B/op |");
-        Console.WriteLine("|---|---|---:|---:|---:|---:|---:|");
-        foreach (var (name, address) in options.Targets)
+        var rows = new List<SdkRow>();
+        foreach (var target in options.Targets)
         {
-            var connectionString = address.Contains("://", StringComparison.Ordinal) ? address : $"tern://{address}";
-            await using var cluster = await Cluster.ConnectAsync(connectionString);
-            var collection = cluster.Bucket("default").DefaultCollection();
-            foreach (var key in keys)
-                await collection.UpsertAsync(key, value);
+            await using var connection = await SdkConnect.ConnectAsync(target, options, keys[0]);
+            var load = new MixedLoad(connection.Collection, keys, value, options.GetPercent);
+            if (options.LoadOnly)
+            {
+                await load.LoadAsync(LoadInFlight);
+                continue;
+            }
+            // A process's first connect also pays for JIT compiling the connect path; a second one shows the protocol's part.
+            double reconnectMillis;
+            await using (var again = await SdkConnect.ConnectAsync(target, options, keys[0]))
+                reconnectMillis = again.ConnectMillis;
+            await load.LoadAsync(LoadInFlight);
             foreach (var concurrency in options.Concurrencies)
             {
-                var recorder = new LatencyRecorder(concurrency, SampleCapacity / concurrency);
-                Print(name, await LoadRun.MeasureAsync<GetLoad, GetResult>(
-                    new GetLoad(collection), keys, concurrency, recorder, warmup, measured));
-                Print(name, await LoadRun.MeasureAsync<UpsertLoad, MutationResult>(
-                    new UpsertLoad(collection, value), keys, concurrency, recorder, warmup, measured));
+                var result = await LoadRun.MeasureAsync(load, concurrency, new LatencyRecorder(concurrency), warmup, measured);
+                var row = new SdkRow(SdkReport.TernClient, target.Name, target.Scheme, concurrency, result.Operations,
+                    result.Seconds, result.OpsPerSecond, result.P50Micros, result.P99Micros, result.AllocatedBytesPerOperation,
+                    connection.ConnectMillis, reconnectMillis, options.ValueSize, options.KeyCount, options.GetPercent, options.WarmupSeconds);
+                if (options.Json)
+                    Console.WriteLine(JsonSerializer.Serialize(row, SdkRowJsonContext.Default.SdkRow));
+                else
+                    rows.Add(row);
             }
         }
+        if (!options.Json && rows.Count > 0)
+            SdkReport.Print(rows, Console.Out);
         return 0;
     }
-
-    private static void Print(string server, LoadResult result) =>
-        Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"| {server} | {result.Operation} | {result.Concurrency} | {result.OpsPerSecond:N0} | " +
-            $"{result.P50Micros:F1} | {result.P99Micros:F1} | {result.AllocatedBytesPerOperation:F1} |"));
 }
