@@ -16,7 +16,11 @@ internal sealed class CouchbaseCredentials
         UserName = userName;
         Password = password;
         AllowPlain = allowPlain;
+        SaltedPasswords = new SaltedPasswordCache(password);
     }
+
+    /// <summary>Every connection of these credentials derives the SCRAM salted password once.</summary>
+    public SaltedPasswordCache SaltedPasswords { get; }
 
     public string UserName { get; }
 

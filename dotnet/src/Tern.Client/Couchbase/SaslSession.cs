@@ -20,7 +20,7 @@ internal sealed class SaslSession
             return new SaslSession(null, Encoding.UTF8.GetBytes($"\0{credentials.UserName}\0{credentials.Password}"));
         if (!ScramMechanismNames.TryParse(mechanism, out var scram))
             throw new ArgumentException($"unknown SASL mechanism {mechanism}", nameof(mechanism));
-        var client = new ScramClient(scram, credentials.UserName, credentials.Password);
+        var client = new ScramClient(scram, credentials.UserName, credentials.Password, saltedPasswords: credentials.SaltedPasswords);
         return new SaslSession(client, client.ClientFirst());
     }
 

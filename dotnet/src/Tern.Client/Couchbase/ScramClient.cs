@@ -33,13 +33,17 @@ internal sealed class ScramClient
     private readonly string _clientNonce;
     private readonly string _clientFirstBare;
     private byte[]? _expectedServerSignature;
+    private readonly SaltedPasswordCache? _saltedPasswords;
 
     /// <param name="mechanism">The hash; must be one the server listed.</param>
     /// <param name="user">The user name, unescaped.</param>
     /// <param name="password">The password.</param>
     /// <param name="clientNonce">The client nonce; null draws 24 random bytes, in base64. Tests pass the RFCs' nonces.</param>
-    public ScramClient(ScramMechanism mechanism, string user, string password, string? clientNonce = null)
+    /// <param name="saltedPasswords">Shares the PBKDF2 result between connections of the same credentials; null derives it each time.</param>
+    public ScramClient(ScramMechanism mechanism, string user, string password, string? clientNonce = null,
+        SaltedPasswordCache? saltedPasswords = null)
     {
+        _saltedPasswords = saltedPasswords;
         _ = mechanism.WireName(); // rejects values outside the enum before any work is done
         _mechanism = mechanism;
         _password = password;
@@ -62,8 +66,8 @@ internal sealed class ScramClient
         var (nonce, salt, iterations) = ParseServerFirst(serverFirstText);
 
         var hashName = HashName();
-        var saltedPassword = Rfc2898DeriveBytes.Pbkdf2(
-            Encoding.UTF8.GetBytes(_password), salt, iterations, hashName, HashLength());
+        var saltedPassword = _saltedPasswords?.Get(_mechanism, salt, iterations, hashName, HashLength()) ??
+            Rfc2898DeriveBytes.Pbkdf2(Encoding.UTF8.GetBytes(_password), salt, iterations, hashName, HashLength());
         var clientKey = Hmac(saltedPassword, "Client Key"u8);
         var storedKey = Hash(clientKey);
 
