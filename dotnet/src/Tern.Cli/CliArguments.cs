@@ -4,7 +4,8 @@ namespace Tern.Cli;
 
 /// <summary>
 /// A parsed command line: the command name, its positional arguments and its `--name value`
-/// options. Options may appear anywhere after the command; `--` ends option parsing.
+/// options (`-u USER` and `-p PASSWORD` are short for `--user` and `--password`). Options may
+/// appear anywhere after the command; `--` ends option parsing.
 /// Malformed input throws <see cref="UsageException"/> with a message naming the problem.
 /// </summary>
 public sealed class CliArguments
@@ -12,7 +13,15 @@ public sealed class CliArguments
     private static readonly HashSet<string> Flags = ["help", "no-create"];
 
     private static readonly HashSet<string> ValueOptions =
-        ["server", "timeout", "expiry", "by", "initial", "ops", "concurrency", "value-size"];
+        ["server", "user", "password", "bucket", "collection",
+         "timeout", "expiry", "by", "initial", "ops", "concurrency", "value-size"];
+
+    /// <summary>Single-letter spellings of value options: `-u USER`, `-p PASSWORD`.</summary>
+    private static readonly Dictionary<string, string> ShortOptions = new(StringComparer.Ordinal)
+    {
+        ["-u"] = "user",
+        ["-p"] = "password",
+    };
 
     private readonly Dictionary<string, string> _options;
 
@@ -28,6 +37,12 @@ public sealed class CliArguments
     public IReadOnlyList<string> Positionals { get; }
 
     public string Server => Option("server") ?? Environment.GetEnvironmentVariable("TERN_SERVER") ?? ServerAddress.Default.ToString();
+
+    /// <summary>`-u`/`--user`, else $TERN_USER; null when neither is given (or is empty).</summary>
+    public string? User => Option("user") ?? NonEmptyVariable("TERN_USER");
+
+    /// <summary>`-p`/`--password`, else $TERN_PASSWORD (which keeps the password out of `ps`).</summary>
+    public string? Password => Option("password") ?? NonEmptyVariable("TERN_PASSWORD");
 
     public bool Has(string flag) => _options.ContainsKey(flag);
 
@@ -62,6 +77,12 @@ public sealed class CliArguments
             else if (!onlyPositionals && arg is "-h")
             {
                 options["help"] = "";
+            }
+            else if (!onlyPositionals && ShortOptions.TryGetValue(arg, out var longName))
+            {
+                if (i + 1 >= args.Count)
+                    throw new UsageException($"option {arg} needs a value");
+                options[longName] = args[++i];
             }
             else if (command is null)
             {
@@ -129,6 +150,9 @@ public sealed class CliArguments
             ? value
             : throw new UsageException($"--{name} expects a non-negative whole number, got '{text}'");
     }
+
+    private static string? NonEmptyVariable(string name) =>
+        Environment.GetEnvironmentVariable(name) is { Length: > 0 } value ? value : null;
 
     private static (string Name, string? Value) SplitOption(string body)
     {

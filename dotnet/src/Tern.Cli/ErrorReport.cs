@@ -10,8 +10,17 @@ namespace Tern.Cli;
 /// </summary>
 public static class ErrorReport
 {
-    public static (string Message, int ExitCode) Describe(Exception error, ServerAddress server)
+    public static (string Message, int ExitCode) Describe(Exception error, ServerAddress server, Target? target = null)
     {
+        // The SDK may raise these from inside a connection's bootstrap: look through wrappers.
+        if (Find<AuthenticationFailureException>(error) is { } authentication)
+            return ($"{authentication.Message} — check -u and -p (or $TERN_USER and $TERN_PASSWORD)", ExitCodes.AuthenticationFailed);
+        if (Find<BucketNotFoundException>(error) is { } bucket)
+            return ($"{server}: bucket '{bucket.BucketName}' does not exist, or user '{target?.User}' may not use it — check --bucket",
+                ExitCodes.NoSuchBucketOrCollection);
+        if (Find<CollectionNotFoundException>(error) is { } collection)
+            return ($"{server}: collection '{collection.ScopeName}.{collection.CollectionName}' does not exist in bucket " +
+                $"'{target?.Bucket}' — check --collection (SCOPE.COLLECTION)", ExitCodes.NoSuchBucketOrCollection);
         switch (error)
         {
             case UsageException usage:
@@ -23,7 +32,7 @@ public static class ErrorReport
             case TimeoutException timeout:
                 return ($"{server}: {timeout.Message} — is the server overloaded or stopped?", ExitCodes.Unreachable);
         }
-        if (FindSocketError(error) is { } socket)
+        if (Find<SocketException>(error) is { } socket)
             return (CannotConnect(server, socket), ExitCodes.Unreachable);
         return error switch
         {
@@ -59,14 +68,14 @@ public static class ErrorReport
         return error;
     }
 
-    private static SocketException? FindSocketError(Exception? error)
+    private static T? Find<T>(Exception? error) where T : Exception
     {
         for (; error is not null; error = error.InnerException)
         {
-            if (error is SocketException socket)
-                return socket;
+            if (error is T found)
+                return found;
             if (error is AggregateException { InnerExceptions.Count: > 0 } aggregate)
-                return FindSocketError(aggregate.InnerExceptions[0]);
+                return Find<T>(aggregate.InnerExceptions[0]);
         }
         return null;
     }

@@ -13,4 +13,10 @@ public static class ExitCodes
 
     /// <summary>The server could not be reached, the connection broke, or the operation timed out.</summary>
     public const int Unreachable = 3;
+
+    /// <summary>couchbase://: the server refused the user name or password.</summary>
+    public const int AuthenticationFailed = 4;
+
+    /// <summary>couchbase://: the bucket or the collection does not exist, or the user may not use it.</summary>
+    public const int NoSuchBucketOrCollection = 5;
 }

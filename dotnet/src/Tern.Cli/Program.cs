@@ -12,6 +12,7 @@ public static class Program
     public static async Task<int> RunAsync(IReadOnlyList<string> args, Stream output, TextWriter error)
     {
         var server = ServerAddress.Default;
+        Target? target = null;
         try
         {
             var parsed = CliArguments.Parse(args);
@@ -22,12 +23,13 @@ public static class Program
             }
             var command = CommandTable.Find(parsed.Command);
             server = ServerAddress.Parse(parsed.Server);
-            await using var context = new CommandContext(parsed, server, output);
+            target = Target.Resolve(parsed, server);
+            await using var context = new CommandContext(parsed, target, output);
             return await command(context);
         }
         catch (Exception e)
         {
-            var (message, exitCode) = ErrorReport.Describe(e, server);
+            var (message, exitCode) = ErrorReport.Describe(e, server, target);
             await error.WriteLineAsync($"tern: {message}");
             return exitCode;
         }
