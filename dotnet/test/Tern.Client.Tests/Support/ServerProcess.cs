@@ -17,18 +17,26 @@ public sealed partial class ServerProcess : IAsyncDisposable
     private static readonly TimeSpan StartTimeout = TimeSpan.FromSeconds(10);
 
     private readonly string _kind;
+    private readonly string? _config;
     private Process _process;
 
-    private ServerProcess(string kind, Process process, int port)
+    private ServerProcess(string kind, Process process, int port, string? config = null)
     {
         _kind = kind;
         _process = process;
         Port = port;
+        _config = config;
     }
 
     public int Port { get; }
 
     public string ConnectionString => $"memcached://127.0.0.1:{Port}";
+
+    /// <summary>The same server for a Couchbase SDK: meaningful for ternd started with a config that has users.</summary>
+    public string CouchbaseConnectionString => $"couchbase://127.0.0.1:{Port}";
+
+    /// <summary>server/config/dev.toml: bucket "default" with scope app (users, orders), user Administrator / password.</summary>
+    public static string DevConfigPath => Path.Combine(TestData.RepositoryRoot, "server", "config", "dev.toml");
 
     public bool IsTernd => _kind == "ternd";
 
@@ -52,12 +60,16 @@ public sealed partial class ServerProcess : IAsyncDisposable
         }
     }
 
-    public static async Task<ServerProcess> StartTerndAsync()
+    /// <summary>
+    /// ternd on a free port; with <paramref name="configPath"/> it reads that TOML file (buckets, users),
+    /// whose port and listen address the command line overrides.
+    /// </summary>
+    public static async Task<ServerProcess> StartTerndAsync(string? configPath = null)
     {
         if (!File.Exists(TerndPath))
             throw new FileNotFoundException($"ternd is not built at {TerndPath} (run make build-server, or set TERND_PATH)");
-        var (process, port) = await StartTerndProcessAsync(0);
-        return new ServerProcess("ternd", process, port);
+        var (process, port) = await StartTerndProcessAsync(0, configPath);
+        return new ServerProcess("ternd", process, port, configPath);
     }
 
     /// <summary>SIGSTOP: the process keeps its socket but stops answering. Returns once every thread has stopped.</summary>
@@ -96,7 +108,7 @@ public sealed partial class ServerProcess : IAsyncDisposable
     {
         if (IsTernd)
         {
-            (_process, _) = await StartTerndProcessAsync(Port);
+            (_process, _) = await StartTerndProcessAsync(Port, _config);
             return;
         }
         _process = StartMemcached(Port);
@@ -137,13 +149,18 @@ public sealed partial class ServerProcess : IAsyncDisposable
         return process;
     }
 
-    private static async Task<(Process, int)> StartTerndProcessAsync(int port)
+    private static async Task<(Process, int)> StartTerndProcessAsync(int port, string? configPath)
     {
         var start = new ProcessStartInfo(TerndPath)
         {
             RedirectStandardError = true,
             RedirectStandardOutput = true,
         };
+        if (configPath is not null)
+        {
+            start.ArgumentList.Add("--config");
+            start.ArgumentList.Add(configPath);
+        }
         foreach (var arg in new[] { "--port", port.ToString(), "--listen", "127.0.0.1", "--threads", "2" })
             start.ArgumentList.Add(arg);
         var listening = new TaskCompletionSource<int>(TaskCreationOptions.RunContinuationsAsynchronously);
