@@ -103,6 +103,24 @@ TEST_F(ReplyFeaturesTest, JsonKeepsTheDatatypeBitOtherwiseItIsCleared) {
   EXPECT_EQ(with.cas, without.cas);
 }
 
+// --- DELETE's CAS ------------------------------------------------------------------------
+
+TEST_F(ReplyFeaturesTest, DeleteAnswersTheTombstonesCasToCouchbaseClientsAndZeroToClassicOnes) {
+  Connection& couchbase = connect();
+  Connection& classic = connect();
+  couchbase.hello({Feature::Xerror, Feature::MutationSeqno});
+  const Response a = couchbase.set("a", "1");
+  const Response b = classic.set("b", "1");
+  const Response removed_a = couchbase.one({.opcode = Opcode::Delete, .key = "a"});
+  const Response removed_b = classic.one({.opcode = Opcode::Delete, .key = "b"});
+  EXPECT_EQ(removed_a.status, Status::Success);
+  EXPECT_NE(removed_a.cas, 0u);
+  EXPECT_NE(removed_a.cas, a.cas);
+  EXPECT_EQ(removed_b.status, Status::Success);
+  EXPECT_EQ(removed_b.cas, 0u);
+  EXPECT_NE(b.cas, 0u);
+}
+
 // --- MutationSeqno ----------------------------------------------------------------------
 
 TEST_F(ReplyFeaturesTest, MutationSeqnoAnswersCarryTheVbucketUuidAndASeqnoThatCountsUp) {

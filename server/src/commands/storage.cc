@@ -9,8 +9,11 @@ using protocol::Opcode;
 
 namespace {
 
-// Success carries the new CAS, except after DELETE: memcached answers a delete with CAS 0
-// and its conformance tester (memccapable) checks that.
+// Success carries the new CAS. DELETE carries the tombstone's CAS to Couchbase clients, as
+// Couchbase does (SDKs return it from remove), but 0 to classic ones: memcached answers a
+// delete with CAS 0 and its conformance tester (memccapable) checks that. MutationSeqno tells
+// the two apart: a client that asks for each mutation's seqno wants its CAS too, and every
+// Couchbase SDK asks; open-access sessions start with XERROR on, so that could not tell them.
 Outcome answer(const Command& cmd, const engine::MutationResult& result, bool with_cas) {
   if (result.status != engine::Status::Success) {
     cmd.reply.error(to_wire(result.status));
@@ -52,7 +55,8 @@ Outcome concat(const Command& cmd) {
 }
 
 Outcome remove(const Command& cmd) {
-  return answer(cmd, cmd.documents().remove(cmd.key(), cmd.request.cas), false);
+  return answer(cmd, cmd.documents().remove(cmd.key(), cmd.request.cas),
+                cmd.session.features.has(Feature::MutationSeqno));
 }
 
 Outcome flush(const Command& cmd) {
