@@ -7,7 +7,7 @@ namespace Tern.Cli.Commands;
 /// bench [--ops N] [--concurrency C] [--value-size BYTES]: a quick load check of one server,
 /// Upsert then Get of N keys with C operations in flight. Prints, per phase, throughput and the
 /// measured per-operation latency (mean, p50, p99, max). For allocation figures and comparisons
-/// use `make bench-sdk`.
+/// with the official SDK use `make bench-sdk` and `make bench-sdk-alloc`.
 /// </summary>
 public static class BenchCommand
 {

@@ -87,11 +87,13 @@ public abstract class CouchbaseKvScenarioTests(CouchbaseFixture fixture)
     public async Task RemoveThenGetThrowsDocumentNotFound()
     {
         var key = NewKey("remove");
-        await Target.UpsertAsync(key, new Address("gone", "0"));
+        var written = await Target.UpsertAsync(key, new Address("gone", "0"));
 
         var removed = await Target.RemoveAsync(key);
 
-        // ternd answers DELETE with CAS 0 (Couchbase Server gives the tombstone's): only the mutation token says where it landed.
+        // Like Couchbase Server, ternd answers a Couchbase client's DELETE with the tombstone's CAS.
+        Assert.NotEqual(0ul, removed.Cas);
+        Assert.NotEqual(written.Cas, removed.Cas);
         Assert.True(removed.MutationToken is { SequenceNumber: > 0 }, $"remove's token: {removed.MutationToken}");
         var error = await Assert.ThrowsAsync<DocumentNotFoundException>(() => Target.GetAsync(key).AsTask());
         Assert.Equal(key, error.Key);
