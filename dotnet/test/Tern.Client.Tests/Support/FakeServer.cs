@@ -18,6 +18,15 @@ public sealed record ReceivedRequest(Opcode Opcode, uint Opaque, string Key, Rea
     public ReadOnlyMemory<byte> KeyBytes { get; init; }
 
     public ReadOnlyMemory<byte> Value { get; init; }
+
+    /// <summary>The datatype byte (0x01 JSON, 0x02 Snappy).</summary>
+    public byte Datatype { get; init; }
+
+    /// <summary>The vbucket the request was routed to.</summary>
+    public ushort VBucket { get; init; }
+
+    /// <summary>The CAS the request carries (0: none).</summary>
+    public ulong Cas { get; init; }
 }
 
 /// <summary>
@@ -26,16 +35,31 @@ public sealed record ReceivedRequest(Opcode Opcode, uint Opaque, string Key, Rea
 /// </summary>
 public sealed class FakeServer : IAsyncDisposable
 {
-    private readonly TcpListener _listener = new(IPAddress.Loopback, 0);
+    private readonly TcpListener _listener;
     private readonly Task<Socket> _accepted;
+    private readonly bool _ownsListener;
     private readonly byte[] _buffer = new byte[64 * 1024];
     private int _buffered;
 
     public FakeServer()
     {
+        _listener = new TcpListener(IPAddress.Loopback, 0);
+        _ownsListener = true;
         _listener.Start();
         _accepted = _listener.AcceptSocketAsync();
     }
+
+    private FakeServer(TcpListener listener)
+    {
+        _listener = listener;
+        _accepted = listener.AcceptSocketAsync();
+    }
+
+    /// <summary>
+    /// The next connection the client opens to the same port (call it once the previous one was
+    /// accepted), for clients that connect more than once. Disposing it closes only that connection.
+    /// </summary>
+    public FakeServer AcceptNext() => new(_listener);
 
     public int Port => ((IPEndPoint)_listener.LocalEndpoint).Port;
 
@@ -82,11 +106,11 @@ public sealed class FakeServer : IAsyncDisposable
 
     /// <summary>Sends any frame to the client.</summary>
     public async Task SendFrameAsync(Magic magic, byte opcode, ushort status, uint opaque, ulong cas,
-        byte[] framingExtras, byte[] extras, byte[] key, byte[] value)
+        byte[] framingExtras, byte[] extras, byte[] key, byte[] value, byte datatype = 0)
     {
         var socket = await _accepted;
         var frame = new byte[FrameCodec.EncodedSize(framingExtras.Length, extras.Length, key.Length, value.Length)];
-        FrameCodec.Encode(frame, (byte)magic, opcode, 0, status, opaque, cas, framingExtras, extras, key, value);
+        FrameCodec.Encode(frame, (byte)magic, opcode, datatype, status, opaque, cas, framingExtras, extras, key, value);
         await socket.SendAsync(frame);
     }
 
@@ -109,6 +133,9 @@ public sealed class FakeServer : IAsyncDisposable
             FramingExtras = frame.FramingExtras.ToArray(),
             KeyBytes = frame.Key.ToArray(),
             Value = frame.Value.ToArray(),
+            Datatype = frame.Header.Datatype,
+            VBucket = frame.Header.VBucketOrStatus,
+            Cas = frame.Header.Cas,
         };
         var size = frame.Size;
         _buffer.AsSpan(size, _buffered - size).CopyTo(_buffer);
@@ -118,7 +145,8 @@ public sealed class FakeServer : IAsyncDisposable
 
     public async ValueTask DisposeAsync()
     {
-        _listener.Stop();
+        if (_ownsListener)
+            _listener.Stop();
         if (_accepted.IsCompletedSuccessfully)
             (await _accepted).Dispose();
     }
