@@ -98,7 +98,10 @@ public sealed class Cluster : IAsyncDisposable
         if (string.IsNullOrEmpty(options.UserName) || options.Password is null)
             throw new InvalidArgumentException("couchbase:// needs credentials: set ClusterOptions.UserName and ClusterOptions.Password");
         var credentials = new CouchbaseCredentials(options.UserName, options.Password, options.EnablePlainAuthentication);
-        var probe = settings with { Initializers = [new CouchbaseBootstrap(credentials, null, options.ConnectTimeout)] };
+        var probe = settings with
+        {
+            Initializers = [new CouchbaseBootstrap(credentials, null, options.ConnectTimeout) { WithoutSnappy = !options.EnableCompression }],
+        };
         var failures = new List<Exception>();
         foreach (var (host, port) in parsed.Nodes)
         {

@@ -9,40 +9,42 @@ namespace Tern.Client.Couchbase;
 
 /// <summary>
 /// The collection ids of one bucket, looked up with GET_COLLECTION_ID ("scope.collection") and
-/// cached; concurrent first uses share one lookup. `_default._default` is 0 and never looked up.
-/// A lookup that fails is forgotten, so the next use asks again.
+/// cached; concurrent first uses share one lookup, which runs on the cluster's KV timeout and no
+/// caller's token, so one caller giving up (its timeout, its cancellation) fails only that caller.
+/// `_default._default` is 0 and never looked up. A lookup that fails is forgotten, so the next use
+/// asks again.
 /// </summary>
 internal sealed class CollectionIds(BucketTopology topology)
 {
     private readonly ConcurrentDictionary<string, Lazy<Task<uint>>> _ids = new(StringComparer.Ordinal);
 
-    public Task<uint> ResolveAsync(string scope, string collection, TimeSpan timeout, CancellationToken cancellationToken)
+    /// <summary>The collection's id; the caller waits at most <paramref name="timeout"/>, cancellable by its own token.</summary>
+    public async Task<uint> ResolveAsync(string scope, string collection, TimeSpan timeout, CancellationToken cancellationToken)
     {
         if (scope == "_default" && collection == "_default")
-            return Task.FromResult(0u);
+            return 0;
         var path = $"{scope}.{collection}";
-        var entry = _ids.GetOrAdd(path, static (key, state) =>
-            new Lazy<Task<uint>>(() => state.self.LookUpAsync(state.scope, state.collection, state.timeout, state.cancellationToken)),
-            (self: this, scope, collection, timeout, cancellationToken));
-        var task = entry.Value;
-        if (task.IsFaulted || task.IsCanceled)
-        {
+        var entry = _ids.GetOrAdd(path, static (_, state) =>
+            new Lazy<Task<uint>>(() => state.self.LookUpAsync(state.scope, state.collection)),
+            (self: this, scope, collection));
+        var lookup = entry.Value;
+        if (!lookup.IsCompleted)
+            _ = lookup.ContinueWith(_ => _ids.TryRemove(new KeyValuePair<string, Lazy<Task<uint>>>(path, entry)), CancellationToken.None,
+                TaskContinuationOptions.NotOnRanToCompletion | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+        else if (!lookup.IsCompletedSuccessfully)
             _ids.TryRemove(new KeyValuePair<string, Lazy<Task<uint>>>(path, entry));
-            return task;
-        }
-        _ = task.ContinueWith(t => _ids.TryRemove(new KeyValuePair<string, Lazy<Task<uint>>>(path, entry)),
-            CancellationToken.None, TaskContinuationOptions.NotOnRanToCompletion | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
-        return task;
+        return await lookup.WaitAsync(timeout, topology.Options.TimeProvider, cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>Forgets a cached id (after UnknownCollection), so the next resolve asks the server.</summary>
     public void Forget(string scope, string collection) => _ids.TryRemove($"{scope}.{collection}", out _);
 
-    private async Task<uint> LookUpAsync(string scope, string collection, TimeSpan timeout, CancellationToken cancellationToken)
+    private async Task<uint> LookUpAsync(string scope, string collection)
     {
+        var timeout = topology.Options.KvTimeout;
         var lookup = RawOperation.Create(new RawRequest(Opcode.GetCollectionId, Value: Encoding.UTF8.GetBytes($"{scope}.{collection}")),
-            timeout, topology.Options.TimeProvider, cancellationToken);
-        var answer = await topology.Dispatcher.SendAsync(lookup, timeout, cancellationToken).ConfigureAwait(false);
+            timeout, topology.Options.TimeProvider, CancellationToken.None);
+        var answer = await topology.Dispatcher.SendAsync(lookup, timeout, CancellationToken.None).ConfigureAwait(false);
         switch (answer.Status)
         {
             case ResponseStatus.Success when answer.Extras.Length >= 12:

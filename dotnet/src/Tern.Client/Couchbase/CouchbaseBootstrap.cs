@@ -63,6 +63,12 @@ internal sealed class CouchbaseBootstrap(CouchbaseCredentials credentials, strin
         }
         if (auth.Status is not (ResponseStatus.AuthContinue or ResponseStatus.Success))
             throw credentials.Refused(connection.Endpoint, mechanism, auth.Status);
+        // SCRAM is mutual: a server that accepts the first message without the exchange never
+        // proves it knows the password, so it could be anyone.
+        if (auth.Status == ResponseStatus.Success && mechanism != "PLAIN")
+            throw new AuthenticationFailureException(
+                $"{connection.Endpoint} accepted {mechanism} for '{credentials.UserName}' without the SCRAM exchange: " +
+                "it did not prove it knows the password");
         _agreedMechanism = mechanism;
 
         var second = new List<RawRequest>(3);

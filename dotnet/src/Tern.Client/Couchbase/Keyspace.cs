@@ -1,6 +1,7 @@
 using Tern.Client.Exceptions;
 using Tern.Client.IO;
 using Tern.Client.Operations;
+using Tern.Client.Protocol;
 
 namespace Tern.Client.Couchbase;
 
@@ -75,7 +76,18 @@ internal sealed class Keyspace
         remaining = topology.Options.TimeProvider.Until(operation.DeadlineTimestamp);
         if (remaining <= TimeSpan.Zero)
             throw Timeouts.NoRoute(operation, $"bucket '{BucketName}'", noMap: false);
-        var id = await topology.Collections.ResolveAsync(ScopeName, CollectionName, remaining, operation.CancellationToken).ConfigureAwait(false);
+        uint id;
+        try
+        {
+            id = await topology.Collections.ResolveAsync(ScopeName, CollectionName, remaining, operation.CancellationToken).ConfigureAwait(false);
+        }
+        catch (System.TimeoutException)
+        {
+            throw new UnambiguousTimeoutException(
+                $"{operation.Opcode.Name()} of key '{TernException.Describe(operation.Key)}' timed out after " +
+                $"{operation.Elapsed.ElapsedMilliseconds} ms (timeout {operation.Timeout.TotalMilliseconds:0} ms) without being sent: " +
+                $"the id of collection '{ScopeName}.{CollectionName}' in bucket '{BucketName}' did not arrive in time", operation.Key);
+        }
         Volatile.Write(ref _id, id);
         _resolved = true;
         return id;

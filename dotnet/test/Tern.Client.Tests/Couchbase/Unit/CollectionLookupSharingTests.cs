@@ -10,9 +10,7 @@ namespace Tern.Client.Tests.Couchbase.Unit;
 /// </summary>
 public class CollectionLookupSharingTests
 {
-    [Fact(Skip = "bug: CollectionIds.ResolveAsync runs the shared lookup with the first caller's CancellationToken " +
-        "(and timeout); when that caller cancels, every other operation waiting for the same collection id fails with " +
-        "OperationCanceledException although its own token was never cancelled")]
+    [Fact]
     public async Task OneCallerCancellingDoesNotFailAnotherWaitingForTheSameId()
     {
         var (node, bucket) = await FakeCouchbaseNode.StartAsync();
@@ -32,9 +30,7 @@ public class CollectionLookupSharingTests
         Assert.Equal("v", result.ContentAsString());
     }
 
-    [Fact(Skip = "bug: CollectionIds.ResolveAsync bounds the shared lookup by the first caller's timeout; when that " +
-        "(short) timeout expires, another operation waiting for the same collection id fails with its timeout error " +
-        "long before its own deadline")]
+    [Fact]
     public async Task OneCallersShortTimeoutDoesNotFailAnotherWaitingForTheSameId()
     {
         var (node, bucket) = await FakeCouchbaseNode.StartAsync();
