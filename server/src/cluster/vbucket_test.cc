@@ -3,12 +3,11 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "common/testdata.h"
 #include "cluster/vbucket_of.h"
 #include "cluster/vbucket_state.h"
 
@@ -44,21 +43,11 @@ TEST(VBucketOf, MatchesTheSdkHash) {
   EXPECT_EQ(kVBucketCount, 1024);
 }
 
-rapidjson::Document load_json(const std::string& name) {
-  const std::string path = std::string(TERN_TESTDATA_DIR) + "/mcbp/" + name;
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open " + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  rapidjson::Document doc;
-  doc.Parse(text.str().c_str());
-  if (doc.HasParseError()) throw std::runtime_error("bad JSON in " + path);
-  return doc;
-}
+using testdata::load_mcbp_json;
 
 // The vectors the .NET SDK's VBucketLocator is tested against: both sides must agree.
 TEST(VBucketOf, MatchesTheSharedVectors) {
-  const rapidjson::Document doc = load_json("vbuckets.json");
+  const rapidjson::Document doc = load_mcbp_json("vbuckets.json");
   const auto count = static_cast<uint16_t>(doc["vbuckets"].GetUint());
   const auto& keys = doc["keys"].GetArray();
   ASSERT_GE(keys.Size(), 10u);

@@ -4,13 +4,12 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "common/testdata.h"
 #include "protocol/opcode.h"
 #include "protocol/status.h"
 
@@ -19,17 +18,7 @@ namespace {
 
 using Bytes = std::vector<uint8_t>;
 
-rapidjson::Document load_json(const std::string& name) {
-  const std::string path = std::string(TERN_TESTDATA_DIR) + "/mcbp/" + name;
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open " + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  rapidjson::Document doc;
-  doc.Parse(text.str().c_str());
-  if (doc.HasParseError()) throw std::runtime_error("bad JSON in " + path);
-  return doc;
-}
+using testdata::load_mcbp_json;
 
 Bytes from_hex(std::string_view hex) {
   if (hex.size() % 2 != 0) throw std::runtime_error("odd hex length");
@@ -61,7 +50,7 @@ struct FrameVector {
 };
 
 std::vector<FrameVector> load_frame_vectors() {
-  const rapidjson::Document doc = load_json("frames.json");
+  const rapidjson::Document doc = load_mcbp_json("frames.json");
   std::vector<FrameVector> vectors;
   for (const auto& v : doc["frames"].GetArray()) {
     FrameVector fv;
@@ -258,7 +247,7 @@ TEST(Codec, BigEndianHelpersRoundTrip) {
 }
 
 TEST(Leb128, ValidVectorsDecodeAndEncode) {
-  const rapidjson::Document doc = load_json("leb128.json");
+  const rapidjson::Document doc = load_mcbp_json("leb128.json");
   ASSERT_GT(doc["valid"].Size(), 0u);
   for (const auto& v : doc["valid"].GetArray()) {
     const Bytes bytes = from_hex(v["hex"].GetString());
@@ -273,7 +262,7 @@ TEST(Leb128, ValidVectorsDecodeAndEncode) {
 }
 
 TEST(Leb128, InvalidVectorsAreRejected) {
-  const rapidjson::Document doc = load_json("leb128.json");
+  const rapidjson::Document doc = load_mcbp_json("leb128.json");
   ASSERT_GT(doc["invalid"].Size(), 0u);
   for (const auto& v : doc["invalid"].GetArray()) {
     uint32_t decoded = 0;

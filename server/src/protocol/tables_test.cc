@@ -3,12 +3,11 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
+#include "common/testdata.h"
 #include "protocol/error_map.h"
 #include "protocol/opcode.h"
 #include "protocol/status.h"
@@ -16,17 +15,7 @@
 namespace tern::protocol {
 namespace {
 
-rapidjson::Document load_json(const std::string& name) {
-  const std::string path = std::string(TERN_TESTDATA_DIR) + "/mcbp/" + name;
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open " + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  rapidjson::Document doc;
-  doc.Parse(text.str().c_str());
-  if (doc.HasParseError()) throw std::runtime_error("bad JSON in " + path);
-  return doc;
-}
+using testdata::load_mcbp_json;
 
 unsigned parse_code(const rapidjson::Value& row) {
   return static_cast<unsigned>(std::stoul(row["code"].GetString(), nullptr, 16));
@@ -39,7 +28,7 @@ std::string hex_key(unsigned code) {
 }
 
 TEST(StatusTable, EveryRowHasItsText) {
-  const rapidjson::Document doc = load_json("statuses.json");
+  const rapidjson::Document doc = load_mcbp_json("statuses.json");
   ASSERT_GT(doc["statuses"].Size(), 60u);
   for (const auto& row : doc["statuses"].GetArray()) {
     const auto status = static_cast<Status>(parse_code(row));
@@ -68,7 +57,7 @@ TEST(StatusTable, NamesMatchCodes) {
 }
 
 TEST(OpcodeTable, EveryRowHasItsNameAndLoudVariant) {
-  const rapidjson::Document doc = load_json("opcodes.json");
+  const rapidjson::Document doc = load_mcbp_json("opcodes.json");
   std::set<std::string> quiet_names;
   for (const auto& row : doc["requests"].GetArray()) {
     const auto op = static_cast<Opcode>(parse_code(row));
@@ -119,7 +108,7 @@ TEST(ErrorMap, IsVersion2WithAnEntryPerStatus) {
   const auto& errors = map["errors"];
   ASSERT_TRUE(errors.IsObject());
 
-  const rapidjson::Document table = load_json("statuses.json");
+  const rapidjson::Document table = load_mcbp_json("statuses.json");
   EXPECT_EQ(errors.MemberCount(), table["statuses"].Size());
   for (const auto& row : table["statuses"].GetArray()) {
     const std::string key = hex_key(parse_code(row));
