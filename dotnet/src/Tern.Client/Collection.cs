@@ -49,7 +49,7 @@ public sealed class Collection
 
     /// <summary>Reads a document and sets its expiry.</summary>
     public ValueTask<GetResult> GetAndTouchAsync(string key, TimeSpan expiry, GetAndTouchOptions? options = null) =>
-        Read(Opcode.GetAndTouch, key, Expiry.ToWire(expiry, _options.TimeProvider, key), missIsResult: false, options ?? Defaults<GetAndTouchOptions>.Value);
+        Read(Opcode.Gat, key, Expiry.ToWire(expiry, _options.TimeProvider, key), missIsResult: false, options ?? Defaults<GetAndTouchOptions>.Value);
 
     /// <summary>
     /// Reads and write-locks a document for <paramref name="lockTime"/> (or until unlocked, or replaced with the

@@ -41,11 +41,11 @@ internal sealed class RawConnection : IDisposable
     }
 
     /// <summary>Sends one request: <paramref name="key"/> as UTF-8, no extras.</summary>
-    public async Task SendAsync(byte opcode, string key, ReadOnlyMemory<byte> value, CancellationToken cancellationToken)
+    public async Task SendAsync(Opcode opcode, string key, ReadOnlyMemory<byte> value, CancellationToken cancellationToken)
     {
         var keyBytes = Encoding.UTF8.GetBytes(key);
         var request = new byte[FrameCodec.EncodedSize(0, 0, keyBytes.Length, value.Length)];
-        FrameCodec.Encode(request, (byte)Magic.Request, opcode, 0, 0, opaque: ++_opaque, cas: 0, [], [], keyBytes, value.Span);
+        FrameCodec.Encode(request, (byte)Magic.Request, (byte)opcode, 0, 0, opaque: ++_opaque, cas: 0, [], [], keyBytes, value.Span);
         await _socket.SendAsync(request, cancellationToken);
     }
 
@@ -66,7 +66,7 @@ internal sealed class RawConnection : IDisposable
     }
 
     /// <summary>Sends a request and returns its answer.</summary>
-    public async Task<RawReply> AskAsync(byte opcode, string key, ReadOnlyMemory<byte> value, CancellationToken cancellationToken)
+    public async Task<RawReply> AskAsync(Opcode opcode, string key, ReadOnlyMemory<byte> value, CancellationToken cancellationToken)
     {
         await SendAsync(opcode, key, value, cancellationToken);
         return await ReceiveAsync(cancellationToken);

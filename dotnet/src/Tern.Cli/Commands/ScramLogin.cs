@@ -12,15 +12,10 @@ namespace Tern.Cli.Commands;
 /// </summary>
 internal static class ScramLogin
 {
-    private const byte ListMechanismsOpcode = 0x20;
-    private const byte AuthOpcode = 0x21;
-    private const byte StepOpcode = 0x22;
-    private const byte SelectBucketOpcode = 0x89;
-
     public static async Task AuthenticateAsync(RawConnection connection, ServerAddress server, string user, string password,
         CancellationToken cancellationToken)
     {
-        var offered = await connection.AskAsync(ListMechanismsOpcode, "", default, cancellationToken);
+        var offered = await connection.AskAsync(Opcode.SaslListMechs, "", default, cancellationToken);
         string[] names = offered.Status == ResponseStatus.Success
             ? Encoding.UTF8.GetString(offered.Value).Split(' ', StringSplitOptions.RemoveEmptyEntries)
             : [];
@@ -28,10 +23,10 @@ internal static class ScramLogin
         var credentials = new CouchbaseCredentials(user, password, allowPlain: false);
         var mechanism = credentials.Choose(names, server.ToString());
         var sasl = SaslSession.Start(mechanism, credentials);
-        var first = await connection.AskAsync(AuthOpcode, mechanism, sasl.First, cancellationToken);
+        var first = await connection.AskAsync(Opcode.SaslAuth, mechanism, sasl.First, cancellationToken);
         if (first.Status != ResponseStatus.AuthContinue)
             throw credentials.Refused(server.ToString(), mechanism, first.Status);
-        var final = await connection.AskAsync(StepOpcode, mechanism, sasl.Final(first.Value), cancellationToken);
+        var final = await connection.AskAsync(Opcode.SaslStep, mechanism, sasl.Final(first.Value), cancellationToken);
         if (final.Status != ResponseStatus.Success)
             throw credentials.Refused(server.ToString(), mechanism, final.Status);
         // The server proves it knows the password too; otherwise this is not the server we meant.
@@ -42,7 +37,7 @@ internal static class ScramLogin
     /// <summary>SELECT_BUCKET: refused when the bucket does not exist or the user may not use it (the server does not say which).</summary>
     public static async Task SelectBucketAsync(RawConnection connection, string bucket, CancellationToken cancellationToken)
     {
-        var reply = await connection.AskAsync(SelectBucketOpcode, bucket, default, cancellationToken);
+        var reply = await connection.AskAsync(Opcode.SelectBucket, bucket, default, cancellationToken);
         if (reply.Status != ResponseStatus.Success)
             throw new BucketNotFoundException(bucket, $"SELECT_BUCKET answered status 0x{(ushort)reply.Status:x2}");
     }

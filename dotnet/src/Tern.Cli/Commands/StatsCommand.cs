@@ -11,8 +11,6 @@ namespace Tern.Cli.Commands;
 /// </summary>
 public static class StatsCommand
 {
-    private const byte StatOpcode = 0x10;
-
     public static async Task<int> RunAsync(CommandContext context)
     {
         context.Args.AtMost(1);
@@ -39,12 +37,12 @@ public static class StatsCommand
             await ScramLogin.AuthenticateAsync(connection, target.Server, target.User!, target.Password!, cancellationToken);
             await ScramLogin.SelectBucketAsync(connection, target.Bucket, cancellationToken);
         }
-        await connection.SendAsync(StatOpcode, group, default, cancellationToken);
+        await connection.SendAsync(Opcode.Stat, group, default, cancellationToken);
         var stats = new List<(string, string)>();
         while (true)
         {
             var reply = await connection.ReceiveAsync(cancellationToken);
-            if (reply.Status == ResponseStatus.KeyNotFound && group.Length > 0)
+            if (reply.Status == ResponseStatus.KeyEnoent && group.Length > 0)
                 throw new Client.Exceptions.TernException($"unknown stats group '{group}'");
             if (reply.Status != ResponseStatus.Success)
                 throw new Client.Exceptions.TernException($"the server refused STAT: {reply.Status} (0x{(ushort)reply.Status:x2})");

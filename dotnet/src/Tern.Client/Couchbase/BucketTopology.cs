@@ -243,8 +243,7 @@ internal sealed class BucketTopology : IAsyncDisposable
 
     private void OnServerRequest(Connection connection, ServerRequest request)
     {
-        const byte ClustermapChangeNotification = 0x01;
-        if (request.Opcode != ClustermapChangeNotification)
+        if (request.Opcode != (byte)ServerOpcode.ClustermapChangeNotification)
             return;
         if (request.Key.Length > 0 && System.Text.Encoding.UTF8.GetString(request.Key) != Name)
             return;

@@ -31,7 +31,7 @@ internal sealed class RetryStep(BucketTopology topology, TimeProvider time, ILog
         var connection = operation.Attempt.Connection;
         switch (status)
         {
-            case ResponseStatus.NotMyVBucket:
+            case ResponseStatus.NotMyVbucket:
             {
                 var value = body.Slice(header.FramingExtrasLength + header.ExtrasLength + header.KeyLength);
                 // A newer map was applied: the next attempt goes elsewhere at once. Otherwise back off

@@ -15,7 +15,7 @@ public sealed record ServerRequest(byte Opcode, byte[] Key, byte[] Extras, byte[
     /// A new cluster map: key = bucket name (empty for the global map), extras = epoch and revision
     /// (i64 big-endian each), value = the map's JSON, or empty when the server sends only the version.
     /// </summary>
-    public const byte ClustermapChangeNotification = 0x01;
+    public const byte ClustermapChangeNotification = (byte)ServerOpcode.ClustermapChangeNotification;
 
     /// <summary>The epoch and revision of a <see cref="ClustermapChangeNotification"/>; false when the extras are too short.</summary>
     public bool TryReadMapVersion(out long epoch, out long revision)

@@ -19,7 +19,7 @@ public sealed class ExistsOperation : Operation<ExistsResult>
     protected override ExistsResult BuildResult() => Status switch
     {
         ResponseStatus.Success => new ExistsResult(true, ResponseCas),
-        ResponseStatus.KeyNotFound => new ExistsResult(false, 0),
+        ResponseStatus.KeyEnoent => new ExistsResult(false, 0),
         _ => throw StatusError(),
     };
 

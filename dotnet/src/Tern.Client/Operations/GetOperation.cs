@@ -51,7 +51,7 @@ public sealed class GetOperation : Operation<GetResult>
 
     protected override GetResult BuildResult()
     {
-        if (Status == ResponseStatus.KeyNotFound && _missIsResult)
+        if (Status == ResponseStatus.KeyEnoent && _missIsResult)
             return Tern.Client.GetResult.NotFound;
         if (Status != ResponseStatus.Success)
             throw StatusError();

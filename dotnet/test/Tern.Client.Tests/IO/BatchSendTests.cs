@@ -22,12 +22,12 @@ public class BatchSendTests
         Assert.Equal(keys, requests.Select(r => r.Key));
         // Answered backwards, with one failed status: each answer still lands at its request's index.
         foreach (var request in requests.Reverse())
-            await server.RespondAsync(request, request.Key == "third" ? ResponseStatus.KeyNotFound : ResponseStatus.Success,
+            await server.RespondAsync(request, request.Key == "third" ? ResponseStatus.KeyEnoent : ResponseStatus.Success,
                 value: "value of " + request.Key);
         var responses = await batch;
 
         Assert.Equal(keys.Select(k => "value of " + k), responses.Select(r => Encoding.UTF8.GetString(r.Value)));
-        Assert.Equal([ResponseStatus.Success, ResponseStatus.Success, ResponseStatus.KeyNotFound, ResponseStatus.Success],
+        Assert.Equal([ResponseStatus.Success, ResponseStatus.Success, ResponseStatus.KeyEnoent, ResponseStatus.Success],
             responses.Select(r => r.Status));
         Assert.Equal(0, connection.InFlight);
     }

@@ -305,11 +305,11 @@ public class ConnectionBehaviourTests
         var busy = Assert.ThrowsAsync<TemporaryFailureException>(() => collection.GetAsync("busy").AsTask());
         var requests = await server.ReceiveAsync(3);
         await server.RespondAsync(requests[0], ResponseStatus.Locked);
-        await server.RespondAsync(requests[1], ResponseStatus.ValueTooLarge);
-        await server.RespondAsync(requests[2], ResponseStatus.TemporaryFailure);
+        await server.RespondAsync(requests[1], ResponseStatus.E2big);
+        await server.RespondAsync(requests[2], ResponseStatus.Etmpfail);
 
         Assert.Equal("locked", (await locked).Key);
         Assert.Equal("big", (await tooBig).Key);
-        Assert.Equal((ushort)ResponseStatus.TemporaryFailure, (await busy).Status);
+        Assert.Equal((ushort)ResponseStatus.Etmpfail, (await busy).Status);
     }
 }

@@ -44,9 +44,9 @@ public class OperationCompletionTests
     {
         var operation = NewOperation("missing-key");
         var task = operation.AsValueTask();
-        operation.CompleteWith(ResponseStatus.KeyNotFound);
+        operation.CompleteWith(ResponseStatus.KeyEnoent);
         var error = await Assert.ThrowsAsync<DocumentNotFoundException>(() => task.AsTask());
         Assert.Equal("missing-key", error.Key);
-        Assert.Equal((ushort)ResponseStatus.KeyNotFound, error.Status);
+        Assert.Equal((ushort)ResponseStatus.KeyEnoent, error.Status);
     }
 }

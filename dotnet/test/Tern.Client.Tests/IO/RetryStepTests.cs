@@ -48,7 +48,7 @@ public class RetryStepTests
         {
             TakeResponse = (operation, status) =>
             {
-                if (status != ResponseStatus.TemporaryFailure || operation.Attempts > 1)
+                if (status != ResponseStatus.Etmpfail || operation.Attempts > 1)
                     return false;
                 Assert.True(connection.TryAcquireSlot());
                 connection.Send(operation);
@@ -60,7 +60,7 @@ public class RetryStepTests
         direct.Send(operation);
 
         var first = Assert.Single(await server.ReceiveAsync(1));
-        await server.RespondAsync(first, ResponseStatus.TemporaryFailure, value: "not this one");
+        await server.RespondAsync(first, ResponseStatus.Etmpfail, value: "not this one");
         var second = Assert.Single(await server.ReceiveAsync(1));
         Assert.Equal("retried", second.Key);
         Assert.NotEqual(first.Opaque, second.Opaque);
@@ -69,7 +69,7 @@ public class RetryStepTests
 
         Assert.Equal((ResponseStatus.Success, "this one"), (response.Status, System.Text.Encoding.UTF8.GetString(response.Value)));
         // Offered once, as attempt 1, after it left the table; the success was not offered.
-        Assert.Equal([(ResponseStatus.TemporaryFailure, 1, 0)], step.Responses);
+        Assert.Equal([(ResponseStatus.Etmpfail, 1, 0)], step.Responses);
         Assert.Equal(0, connection.InFlight);
     }
 

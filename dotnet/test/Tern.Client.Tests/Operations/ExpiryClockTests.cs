@@ -30,7 +30,7 @@ public class ExpiryClockTests
             [
                 (Opcode.Set, "upserted", ThirtyOneDaysLater),
                 (Opcode.Touch, "touched", ThirtyOneDaysLater),
-                (Opcode.GetAndTouch, "got-and-touched", ThirtyOneDaysLater),
+                (Opcode.Gat, "got-and-touched", ThirtyOneDaysLater),
                 (Opcode.Increment, "counted", ThirtyOneDaysLater),
             ],
             requests.Select(r => (r.Opcode, r.Key, ExpiryOf(r))));

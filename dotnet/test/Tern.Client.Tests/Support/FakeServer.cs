@@ -92,7 +92,7 @@ public sealed class FakeServer : IAsyncDisposable
         string value = "", uint flags = 0, ulong cas = 1, byte[]? framingExtras = null)
     {
         // Reads answer with the document's flags in the extras, as a real server does.
-        var extras = new byte[request.Opcode is Opcode.Get or Opcode.GetAndTouch or Opcode.GetLocked ? 4 : 0];
+        var extras = new byte[request.Opcode is Opcode.Get or Opcode.Gat or Opcode.GetLocked ? 4 : 0];
         if (extras.Length == 4)
             System.Buffers.Binary.BinaryPrimitives.WriteUInt32BigEndian(extras, flags);
         var magic = framingExtras is null ? Magic.Response : Magic.AltResponse;

@@ -14,7 +14,7 @@ public class BootstrapRefusalTests
         var second = await run.ReachSecondWriteAsync(scram);
 
         await run.Server.ReplyAsync(second[0], ResponseStatus.Success, scram.Sign(second[0].Value));
-        await run.Server.ReplyAsync(second[1], ResponseStatus.NoAccess);
+        await run.Server.ReplyAsync(second[1], ResponseStatus.Eaccess);
         await run.Server.ReplyAsync(second[2], ResponseStatus.NoBucket);
 
         var error = await Assert.ThrowsAsync<BucketNotFoundException>(() => run.Opening);

@@ -14,7 +14,7 @@ public class NotMyVbucketTests
 
         var get = bucket.DefaultCollection().GetAsync("k").Soon();
         var first = Assert.Single(await node.Peer.ReceiveAsync(1));
-        await node.Peer.ReplyAsync(first, ResponseStatus.NotMyVBucket, node.MapJson(revision: 5));
+        await node.Peer.ReplyAsync(first, ResponseStatus.NotMyVbucket, node.MapJson(revision: 5));
         var second = Assert.Single(await node.Peer.ReceiveAsync(1));
         Assert.Equal(5L, node.Topology.Map!.Revision); // installed before the request went out again
         await node.Peer.ReplyAsync(second, ResponseStatus.Success, "found");
@@ -34,7 +34,7 @@ public class NotMyVbucketTests
         var get = bucket.DefaultCollection().GetAsync("k").Soon();
         var first = Assert.Single(await node.Peer.ReceiveAsync(1));
         var armed = node.Time.NextRetryBackoff();
-        await node.Peer.ReplyAsync(first, ResponseStatus.NotMyVBucket, node.MapJson(revision: 1));
+        await node.Peer.ReplyAsync(first, ResponseStatus.NotMyVbucket, node.MapJson(revision: 1));
         Assert.Equal(TimeSpan.FromMilliseconds(1), await armed);
         node.Time.Advance(TimeSpan.FromMilliseconds(1));
         var second = Assert.Single(await node.Peer.ReceiveAsync(1));

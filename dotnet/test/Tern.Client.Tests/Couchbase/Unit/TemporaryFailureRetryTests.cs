@@ -13,7 +13,7 @@ public class TemporaryFailureRetryTests
 
         var upsert = bucket.DefaultCollection().UpsertAsync("k", "value").Soon();
         var first = Assert.Single(await node.Peer.ReceiveAsync(1));
-        await node.Peer.ReplyAsync(first, ResponseStatus.TemporaryFailure);
+        await node.Peer.ReplyAsync(first, ResponseStatus.Etmpfail);
         var second = Assert.Single(await node.Peer.ReceiveAsync(1));
         await node.Peer.ReplyAsync(second, ResponseStatus.Success, cas: 42);
         var result = await upsert;
