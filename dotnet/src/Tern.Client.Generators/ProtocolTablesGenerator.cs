@@ -34,11 +34,10 @@ namespace Tern.Client.Generators;
 /// every build; a checked-in generated file can go stale.
 /// </para>
 /// <para>
-/// Why its own JSON reader (<see cref="JsonReader"/>): netstandard2.0, which the compiler requires of
-/// generators, has no System.Text.Json. Referencing the package would work under <c>dotnet build</c>
-/// (whose compiler runs on .NET, which has the assembly) but not in hosts running on .NET Framework
-/// unless its assemblies were shipped beside the generator, and it would need more packages in the
-/// restore cache. The tables use plain JSON, and a strict reader of it is short.
+/// The JSON is read with System.Text.Json (the package, compiled against here; at build time the
+/// compiler runs on .NET, whose shared framework supplies the assembly). The generator works on a
+/// plain object model of it (objects as dictionaries, arrays as lists, strings, numbers as double,
+/// booleans), built by <see cref="JsonTree"/>.
 /// </para>
 /// </summary>
 [Generator(LanguageNames.CSharp)]
@@ -240,12 +239,13 @@ public sealed class ProtocolTablesGenerator : IIncrementalGenerator
                 _parsed = true;
                 try
                 {
-                    _root = JsonReader.Parse(text);
+                    _root = JsonTree.Parse(text);
                 }
-                catch (JsonFormatException e)
+                catch (System.Text.Json.JsonException e)
                 {
                     _failed = true;
-                    output.ReportDiagnostic(Diagnostic.Create(MalformedJson, At(e.Offset), _shortPath, e.Message));
+                    output.ReportDiagnostic(Diagnostic.Create(MalformedJson, At((int)(e.LineNumber ?? 0), (int)(e.BytePositionInLine ?? 0)),
+                        _shortPath, e.Message));
                 }
             }
             if (_failed)
@@ -328,28 +328,13 @@ public sealed class ProtocolTablesGenerator : IIncrementalGenerator
         private void Fail(string message)
         {
             _failed = true;
-            output.ReportDiagnostic(Diagnostic.Create(BadRow, At(0), _shortPath, message));
+            output.ReportDiagnostic(Diagnostic.Create(BadRow, At(0, 0), _shortPath, message));
         }
 
-        private Location At(int offset)
+        private Location At(int line, int column)
         {
-            offset = Math.Max(0, Math.Min(offset, text.Length));
-            var line = 0;
-            var column = 0;
-            for (var i = 0; i < offset; i++)
-            {
-                if (text[i] == '\n')
-                {
-                    line++;
-                    column = 0;
-                }
-                else
-                {
-                    column++;
-                }
-            }
             var position = new LinePosition(line, column);
-            return Location.Create(path, new TextSpan(offset, 0), new LinePositionSpan(position, position));
+            return Location.Create(path, new TextSpan(0, 0), new LinePositionSpan(position, position));
         }
 
         private static string Xml(string text) =>
