@@ -13,42 +13,20 @@
 # in its own folder). BenchmarkDotNet's full log and ternd's are kept in build/bench-sdk-alloc/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# As root, run ahead of builds sharing the machine (only root may raise priority).
-[ "$(id -u)" -ne 0 ] || renice -n -10 $$ >/dev/null
 out=$PWD/build/bench-sdk-alloc
+name=bench-sdk-alloc
 rm -rf "$out"
 mkdir -p "$out"
-ternd=${TERND:-build/release/server/ternd}
-server_threads=${SERVER_THREADS:-2}
-[ -x "$ternd" ] || bash scripts/build-server.sh build/release Release
-project=dotnet/bench/Tern.Benchmarks
-if [ -n "${DOTNET_ARTIFACTS:-}" ]; then
-  dotnet build "$project" -c Release -nologo -v q --artifacts-path "$DOTNET_ARTIFACTS" >/dev/null
-  dll=$(realpath "$DOTNET_ARTIFACTS")/bin/Tern.Benchmarks/release/Tern.Benchmarks.dll
-  # BenchmarkDotNet's usual child process is a rebuild in the project's own folders: run in-process instead.
-  set -- --inProcess "$@"
-else
-  dotnet build "$project" -c Release -nologo -v q >/dev/null
-  dll=$PWD/$project/bin/Release/net10.0/Tern.Benchmarks.dll
-fi
+source scripts/lib/sdk-bench.sh
+# BenchmarkDotNet's usual child process is a rebuild in the project's own folders: in-process instead.
+[ -z "${DOTNET_ARTIFACTS:-}" ] || set -- --inProcess "$@"
 
-"$ternd" --config server/config/dev.toml --port 0 --threads "$server_threads" 2>"$out/ternd.log" &
-ternd_pid=$!
-trap 'kill "$ternd_pid" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
-port=
-for _ in $(seq 1 100); do
-  port=$(sed -n 's/.*listening on .*:\([0-9][0-9]*\).*/\1/p' "$out/ternd.log" | head -n 1)
-  [ -z "$port" ] || break
-  kill -0 "$ternd_pid" 2>/dev/null || break
-  sleep 0.1
-done
-[ -n "$port" ] || { echo "bench-sdk-alloc: ternd did not start; its log:" >&2; cat "$out/ternd.log" >&2; exit 1; }
+trap 'kill "${ternd_pid:-}" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
+start_dev_ternd
 # BenchmarkDotNet's child processes inherit it.
-export TERND_ADDRESS=127.0.0.1:$port
+export TERND_ADDRESS=127.0.0.1:$ternd_port
 
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)," \
-  ".NET $(dotnet --list-runtimes | sed -n 's/^Microsoft.NETCore.App \([^ ]*\).*/\1/p' | tail -n 1)," \
-  "load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
+machine_line
 echo "server: ternd --config server/config/dev.toml --threads $server_threads"
 # BenchmarkDotNet rebuilds the project for its child process: run it from the project folder.
 if ! (cd "$project" && dotnet "$dll" \

@@ -20,20 +20,10 @@
 # builds sharing the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ "$(id -u)" -ne 0 ] || renice -n -10 $$ >/dev/null
 out=$PWD/build/bench-sdk
+name=bench-sdk
 mkdir -p "$out"
-ternd=${TERND:-build/release/server/ternd}
-server_threads=${SERVER_THREADS:-2}
-[ -x "$ternd" ] || bash scripts/build-server.sh build/release Release
-project=dotnet/bench/Tern.Benchmarks
-if [ -n "${DOTNET_ARTIFACTS:-}" ]; then
-  dotnet build "$project" -c Release -nologo -v q --artifacts-path "$DOTNET_ARTIFACTS" >/dev/null
-  dll=$(realpath "$DOTNET_ARTIFACTS")/bin/Tern.Benchmarks/release/Tern.Benchmarks.dll
-else
-  dotnet build "$project" -c Release -nologo -v q >/dev/null
-  dll=$PWD/$project/bin/Release/net10.0/Tern.Benchmarks.dll
-fi
+source scripts/lib/sdk-bench.sh
 
 # The Node.js SDK, as the compat suite installs it (npm ci when missing or from another lockfile).
 command -v node >/dev/null && command -v npm >/dev/null ||
@@ -46,23 +36,8 @@ if [ ! -f "$stamp" ] || ! cmp -s compat/package-lock.json "$stamp"; then
 fi
 
 pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+cleanup() { for pid in "${pids[@]}" ${ternd_pid:-}; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
-
-# Waits until FILE holds "listening on ADDR:PORT" and prints PORT.
-wait_for_port() {
-  local log=$1 pid=$2
-  for _ in $(seq 1 100); do
-    local port
-    port=$(sed -n 's/.*listening on .*:\([0-9][0-9]*\).*/\1/p' "$log" | head -n 1)
-    if [ -n "$port" ]; then echo "$port"; return 0; fi
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  echo "bench-sdk: server did not start; its log:" >&2
-  cat "$log" >&2
-  return 1
-}
 
 # A port nothing listens on (memcached cannot pick its own and report it).
 free_port() {
@@ -75,9 +50,8 @@ free_port() {
   return 1
 }
 
-"$ternd" --config server/config/dev.toml --port 0 --threads "$server_threads" 2>"$out/ternd.log" &
-pids+=($!)
-ternd_port=$(wait_for_port "$out/ternd.log" "$!")
+start_dev_ternd
+pids+=("$ternd_pid")
 
 memcached_port=$(free_port)
 memcached -B binary -U 0 -t "$server_threads" -l 127.0.0.1 -p "$memcached_port" -u "$(id -un)" 2>"$out/memcached.log" &
@@ -90,10 +64,7 @@ for _ in $(seq 1 100); do
 done
 memcached_name="memcached $(memcached -V | cut -d' ' -f2)"
 
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)," \
-  ".NET $(dotnet --list-runtimes | sed -n 's/^Microsoft.NETCore.App \([^ ]*\).*/\1/p' | tail -n 1)," \
-  "Node.js $(node --version)," \
-  "load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
+machine_line "Node.js $(node --version)"
 echo "servers: ternd --config server/config/dev.toml --threads $server_threads; $memcached_name -B binary -t $server_threads"
 
 tern_client() { dotnet "$dll" sdk "$@"; }

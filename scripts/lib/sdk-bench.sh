@@ -1,0 +1,47 @@
+# What the SDK benchmark scripts (bench-sdk.sh, bench-sdk-alloc.sh) share; source it from the
+# repository root with `name` (for messages) and `out` (a folder for logs) set. It builds what
+# is missing and defines:
+#   ternd, server_threads   the ternd binary (TERND=path) and worker threads (SERVER_THREADS, default 2)
+#   project, dll            Tern.Benchmarks, built; DOTNET_ARTIFACTS=dir builds it there instead
+#   wait_for_port LOG PID   prints the port once LOG holds "listening on ADDR:PORT"
+#   start_dev_ternd         starts ternd with server/config/dev.toml on a free port: sets ternd_pid, ternd_port
+#   machine_line [MORE]     the "machine: ..." line every report starts with
+# As root, the caller then runs ahead of builds sharing the machine (only root may raise priority).
+
+[ "$(id -u)" -ne 0 ] || renice -n -10 $$ >/dev/null
+ternd=${TERND:-build/release/server/ternd}
+server_threads=${SERVER_THREADS:-2}
+[ -x "$ternd" ] || bash scripts/build-server.sh build/release Release
+project=dotnet/bench/Tern.Benchmarks
+if [ -n "${DOTNET_ARTIFACTS:-}" ]; then
+  dotnet build "$project" -c Release -nologo -v q --artifacts-path "$DOTNET_ARTIFACTS" >/dev/null
+  dll=$(realpath "$DOTNET_ARTIFACTS")/bin/Tern.Benchmarks/release/Tern.Benchmarks.dll
+else
+  dotnet build "$project" -c Release -nologo -v q >/dev/null
+  dll=$PWD/$project/bin/Release/net10.0/Tern.Benchmarks.dll
+fi
+
+wait_for_port() {
+  local log=$1 pid=$2 port
+  for _ in $(seq 1 100); do
+    port=$(sed -n 's/.*listening on .*:\([0-9][0-9]*\).*/\1/p' "$log" | head -n 1)
+    if [ -n "$port" ]; then echo "$port"; return 0; fi
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "$name: server did not start; its log:" >&2
+  cat "$log" >&2
+  return 1
+}
+
+start_dev_ternd() {
+  "$ternd" --config server/config/dev.toml --port 0 --threads "$server_threads" 2>"$out/ternd.log" &
+  ternd_pid=$!
+  ternd_port=$(wait_for_port "$out/ternd.log" "$ternd_pid")
+}
+
+machine_line() {
+  echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)," \
+    ".NET $(dotnet --list-runtimes | sed -n 's/^Microsoft.NETCore.App \([^ ]*\).*/\1/p' | tail -n 1),${1:+ $1,}" \
+    "load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
+}
