@@ -84,39 +84,39 @@ internal sealed class BucketTopology : IAsyncDisposable
         }
     }
 
-    /// <summary>Opens the seed connections in the background; failures surface through <see cref="Ready"/>.</summary>
+    /// <summary>
+    /// Opens the seed connections in the background. Wrong credentials or an unknown bucket fail
+    /// <see cref="Ready"/> and every operation; other failures are retried by the pools (with
+    /// backoff) while operations wait for a map until their deadline.
+    /// </summary>
     public void Start()
     {
         NodePool[] seeds;
         lock (_lock)
             seeds = _pools.Values.ToArray();
-        var remaining = seeds.Length;
         foreach (var pool in seeds)
-        {
             _ = StartSeedAsync(pool);
-        }
+    }
 
-        async Task StartSeedAsync(NodePool pool)
+    private async Task StartSeedAsync(NodePool pool)
+    {
+        try
         {
-            try
-            {
-                await pool.StartAsync(_disposed.Token).ConfigureAwait(false);
-            }
-            catch (Exception e) when (FatalCause(e) is { } fatal)
-            {
-                // Wrong credentials or an unknown bucket will not heal by retrying.
-                _logger.LogError("bucket {Bucket} cannot be opened: {Reason}", Name, fatal.Message);
-                Dispatcher.Fault(fatal);
-                _ready.TrySetException(fatal);
-                await DisposePoolsAsync().ConfigureAwait(false);
-            }
-            catch (Exception e)
-            {
-                // The pool keeps reconnecting in the background; operations wait for a map until their deadline.
-                _logger.LogWarning("bucket {Bucket}: seed {Endpoint} failed ({Reason}); retrying", Name, pool.Endpoint, e.Message);
-                if (Interlocked.Decrement(ref remaining) == 0 && _disposed.IsCancellationRequested)
-                    _ready.TrySetException(e);
-            }
+            await pool.StartAsync(_disposed.Token).ConfigureAwait(false);
+        }
+        catch (Exception e) when (FatalCause(e) is { } fatal)
+        {
+            _logger.LogError("bucket {Bucket} cannot be opened: {Reason}", Name, fatal.Message);
+            Dispatcher.Fault(fatal);
+            _ready.TrySetException(fatal);
+            await DisposePoolsAsync().ConfigureAwait(false);
+        }
+        catch (Exception e) when (!_disposed.IsCancellationRequested)
+        {
+            _logger.LogWarning("bucket {Bucket}: seed {Endpoint} failed ({Reason}); retrying", Name, pool.Endpoint, e.Message);
+        }
+        catch (Exception)
+        {
         }
     }
 
