@@ -136,8 +136,14 @@ public sealed class Cluster : IAsyncDisposable
     public Bucket Bucket(string name)
     {
         ArgumentException.ThrowIfNullOrEmpty(name);
-        ObjectDisposedException.ThrowIf(_disposed, this);
-        return _buckets.GetOrAdd(name, static (bucketName, cluster) => cluster.OpenBucket(bucketName), this);
+        if (_buckets.TryGetValue(name, out var bucket))
+            return bucket;
+        // Under a lock, not GetOrAdd: its factory may run twice, and each run opens connections.
+        lock (_buckets)
+        {
+            ObjectDisposedException.ThrowIf(_disposed, this);
+            return _buckets.TryGetValue(name, out bucket) ? bucket : _buckets[name] = OpenBucket(name);
+        }
     }
 
     /// <summary>A bucket handle, once the bucket is open: throws <see cref="BucketNotFoundException"/> when it does not exist.</summary>
@@ -170,7 +176,8 @@ public sealed class Cluster : IAsyncDisposable
 
     public async ValueTask DisposeAsync()
     {
-        _disposed = true;
+        lock (_buckets)
+            _disposed = true;
         foreach (var topology in _topologies)
             await topology.DisposeAsync().ConfigureAwait(false);
         foreach (var node in _nodes)

@@ -126,21 +126,22 @@ public sealed class Collection
     {
         operation.Keyspace = _keyspace;
         var timeout = options.Timeout ?? _options.KvTimeout;
-        if (_keyspace.IsResolved)
+        // IsResolved is read before the id: a key encoded while the id was still being looked up
+        // (or refreshed) carries another prefix and takes the slow path, which rewrites it.
+        if (_keyspace.IsResolved && operation.Request.CollectionId == _keyspace.Prefix)
             return _keyspace.Dispatcher.SendAsync(operation, timeout, options.CancellationToken);
         return SendAfterResolvingAsync(operation, timeout, options.CancellationToken);
     }
 
     private async ValueTask<TResult> SendAfterResolvingAsync<TResult>(Operation<TResult> operation, TimeSpan timeout, CancellationToken cancellationToken)
     {
+        // The clock starts now, so the wait for the bucket and the collection id counts against the timeout.
         operation.Start(timeout, _options.TimeProvider, cancellationToken);
         // An operation that fails here was never handed out: it is simply not returned to its pool.
         var id = await _keyspace.ResolveAsync(operation).ConfigureAwait(false);
-        if (id != 0)
+        if (operation.Request.CollectionId != id)
             operation.Request.ChangeCollectionPrefix(id);
-        var remaining = _options.TimeProvider.Until(operation.DeadlineTimestamp);
-        return await _keyspace.Dispatcher.SendAsync(operation, remaining > TimeSpan.Zero ? remaining : TimeSpan.Zero, cancellationToken)
-            .ConfigureAwait(false);
+        return await _keyspace.Dispatcher.SendStartedAsync(operation).ConfigureAwait(false);
     }
 
     /// <summary>

@@ -29,7 +29,11 @@ internal sealed class CollectionIds(BucketTopology topology)
             (self: this, scope, collection));
         var lookup = entry.Value;
         if (!lookup.IsCompleted)
-            _ = lookup.ContinueWith(_ => _ids.TryRemove(new KeyValuePair<string, Lazy<Task<uint>>>(path, entry)), CancellationToken.None,
+            _ = lookup.ContinueWith(failed =>
+                {
+                    _ = failed.Exception; // observed here: every waiter may have given up already
+                    _ids.TryRemove(new KeyValuePair<string, Lazy<Task<uint>>>(path, entry));
+                }, CancellationToken.None,
                 TaskContinuationOptions.NotOnRanToCompletion | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
         else if (!lookup.IsCompletedSuccessfully)
             _ids.TryRemove(new KeyValuePair<string, Lazy<Task<uint>>>(path, entry));

@@ -62,7 +62,7 @@ internal sealed class CouchbaseBootstrap(CouchbaseCredentials credentials, strin
                 timeout, cancellationToken).ConfigureAwait(false);
         }
         if (auth.Status is not (ResponseStatus.AuthContinue or ResponseStatus.Success))
-            throw credentials.Refused(connection.Endpoint, mechanism, auth.Status);
+            throw Refusal(connection.Endpoint, mechanism, auth.Status, errorMap);
         // SCRAM is mutual: a server that accepts the first message without the exchange never
         // proves it knows the password, so it could be anyone.
         if (auth.Status == ResponseStatus.Success && mechanism != "PLAIN")
@@ -85,7 +85,7 @@ internal sealed class CouchbaseBootstrap(CouchbaseCredentials credentials, strin
         {
             var step = answers[next++];
             if (step.Status != ResponseStatus.Success)
-                throw credentials.Refused(connection.Endpoint, mechanism, step.Status);
+                throw Refusal(connection.Endpoint, mechanism, step.Status, errorMap);
             if (!sasl.Verify(step.Value))
                 throw new AuthenticationFailureException(
                     $"the server at {connection.Endpoint} failed to prove it knows the password of '{credentials.UserName}' " +
@@ -95,8 +95,11 @@ internal sealed class CouchbaseBootstrap(CouchbaseCredentials credentials, strin
         if (bucket is null)
             return;
         var select = answers[next++];
-        if (select.Status != ResponseStatus.Success)
+        if (select.Status is ResponseStatus.Eaccess or ResponseStatus.KeyEnoent)
             throw new BucketNotFoundException(bucket, $"{connection.Endpoint} answered SELECT_BUCKET with {Describe(select.Status, errorMap)}");
+        if (select.Status != ResponseStatus.Success)
+            throw new ConnectionFailedException(
+                $"{connection.Endpoint} answered SELECT_BUCKET '{bucket}' with {Describe(select.Status, errorMap)}; the connection is retried");
         var config = answers[next];
         if (config.Status != ResponseStatus.Success)
             throw new ConnectionFailedException(
@@ -126,6 +129,17 @@ internal sealed class CouchbaseBootstrap(CouchbaseCredentials credentials, strin
             negotiated.Add((HelloFeature)BinaryPrimitives.ReadUInt16BigEndian(hello.Value.AsSpan(i)));
         return negotiated;
     }
+
+    /// <summary>
+    /// Wrong credentials (AuthError) are final: <see cref="AuthenticationFailureException"/>. Any other
+    /// refusal (Etmpfail while the server starts...) fails only this connection, which is retried.
+    /// </summary>
+    private Exception Refusal(string endpoint, string mechanism, ResponseStatus status, ErrorMap map) =>
+        status is ResponseStatus.AuthError
+            ? credentials.Refused(endpoint, mechanism, status)
+            : new ConnectionFailedException(
+                $"{endpoint} could not authenticate '{credentials.UserName}' ({mechanism}) now: it answered {Describe(status, map)}; " +
+                "the connection is retried");
 
     private static string Describe(ResponseStatus status, ErrorMap map) =>
         map.NameOf((ushort)status) is { } name ? $"{name} (0x{(ushort)status:x2})" : $"status 0x{(ushort)status:x2}";

@@ -60,6 +60,8 @@ internal sealed class Keyspace
     {
         var topology = _topology!;
         var remaining = topology.Options.TimeProvider.Until(operation.DeadlineTimestamp);
+        if (remaining <= TimeSpan.Zero)
+            throw Timeouts.NoRoute(operation, $"bucket '{BucketName}'", noMap: topology.Map is null);
         ConnectionFeatures features;
         try
         {

@@ -283,7 +283,6 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
         _bytesWritten += length;
         operation.Attempt.WriteEndOffset = _bytesWritten;
         var opaque = _inFlight.Add(operation);
-        operation.Attempt.Opaque = opaque;
         var writer = _sendPipe.Writer;
         request.CopyTo(writer.GetSpan(length), opaque, operation.VBucket);
         writer.Advance(length);
@@ -483,12 +482,15 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
             _failure = reason;
             _sendPipe.Writer.Complete();
         }
+        // Closed before the sent bytes are read: the send loop still drains what the pipe holds,
+        // and a request it sent after the snapshot would be counted unsent, then resent elsewhere.
+        // With the socket gone, whatever the snapshot does not count can no longer leave.
+        _socket.Dispose();
         var orphaned = _inFlight.RemoveAll();
         var bytesSent = Interlocked.Read(ref _bytesSent);
         foreach (var operation in orphaned)
             FailOrHandOver(operation, reason, sent: operation.Attempt.WriteEndOffset <= bytesSent);
         _ticker.Dispose();
-        _socket.Dispose();
         if (reason is not ObjectDisposedException)
         {
             TernMetrics.RecordConnectionFailure(Endpoint);

@@ -74,6 +74,13 @@ internal sealed class Dispatcher
     public ValueTask<TResult> SendAsync<TResult>(Operation<TResult> operation, TimeSpan timeout, CancellationToken cancellationToken)
     {
         operation.Start(timeout, _time, cancellationToken);
+        return SendStartedAsync(operation);
+    }
+
+    /// <summary>Sends an operation whose clock already runs (<see cref="OperationBase.Start"/> was called).</summary>
+    public ValueTask<TResult> SendStartedAsync<TResult>(Operation<TResult> operation)
+    {
+        var cancellationToken = operation.CancellationToken;
         if (cancellationToken.IsCancellationRequested)
             return ValueTask.FromCanceled<TResult>(cancellationToken);
         operation.RetryStep = RetryStep;

@@ -20,6 +20,7 @@ internal sealed class InFlightTable
     private readonly object _lock = new();
     private readonly Dictionary<uint, OperationBase> _byOpaque = new();
     private readonly SemaphoreSlim _slots;
+    private readonly List<uint> _expiredOpaques = new();
     private readonly List<OperationBase> _expired = new();
     private readonly TimedOutOperations _timedOut = new();
     private uint _nextOpaque;
@@ -104,6 +105,8 @@ internal sealed class InFlightTable
             // After 2^32 requests the opaque wraps; skip any still held by a slow operation.
             while (!_byOpaque.TryAdd(opaque, operation))
                 opaque = ++_nextOpaque;
+            // Under the lock: the deadline sweep removes by it, and may run the moment the lock is free.
+            operation.Attempt.Opaque = opaque;
             _count = _byOpaque.Count;
             return opaque;
         }
@@ -172,13 +175,17 @@ internal sealed class InFlightTable
         int remaining;
         lock (_lock)
         {
-            foreach (var (_, operation) in _byOpaque)
+            foreach (var (opaque, operation) in _byOpaque)
             {
                 if (operation.DeadlineTimestamp <= now)
-                    _expired.Add(operation);
+                    _expiredOpaques.Add(opaque);
             }
-            foreach (var operation in _expired)
-                _byOpaque.Remove(operation.Attempt.Opaque);
+            foreach (var opaque in _expiredOpaques)
+            {
+                _byOpaque.Remove(opaque, out var operation);
+                _expired.Add(operation!);
+            }
+            _expiredOpaques.Clear();
             _count = remaining = _byOpaque.Count;
         }
         if (_expired.Count == 0)

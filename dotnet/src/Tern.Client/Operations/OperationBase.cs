@@ -180,7 +180,16 @@ public abstract class OperationBase : IThreadPoolWorkItem
     {
         Status = (ResponseStatus)header.VBucketOrStatus;
         ResponseCas = header.Cas;
-        CaptureResponse(header, body);
+        try
+        {
+            CaptureResponse(header, body);
+        }
+        catch (Exception e)
+        {
+            // A body the operation cannot take (a corrupt compressed value...) fails this
+            // operation only: the stream itself is still in step.
+            Error = e;
+        }
         ScheduleCompletion();
     }
 

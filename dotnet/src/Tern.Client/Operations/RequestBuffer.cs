@@ -50,6 +50,7 @@ public sealed class RequestBuffer : IBufferWriter<byte>
         WriteExtras(span, framingExtras, extras);
         _keyLength = keyLength;
         _keyPrefixLength = collectionId is { } cid ? Leb128.GetLength(cid) : 0;
+        CollectionId = collectionId;
         _written = keyOffset + keyLength;
     }
 
@@ -64,6 +65,7 @@ public sealed class RequestBuffer : IBufferWriter<byte>
         key.CopyTo(span[keyOffset..]);
         _keyLength = key.Length;
         _keyPrefixLength = 0;
+        CollectionId = null;
         _written = keyOffset + key.Length;
     }
 
@@ -100,6 +102,9 @@ public sealed class RequestBuffer : IBufferWriter<byte>
     /// for a request begun with a collection id; throws <see cref="InvalidArgumentException"/> when
     /// the key is too long for a named collection.
     /// </summary>
+    /// <summary>The collection id the key is prefixed with; null when it has no prefix.</summary>
+    public uint? CollectionId { get; private set; }
+
     public void ChangeCollectionPrefix(uint collectionId)
     {
         if (_keyPrefixLength == 0)
@@ -118,6 +123,7 @@ public sealed class RequestBuffer : IBufferWriter<byte>
             _buffer.AsSpan(rest, _written - rest).CopyTo(_buffer.AsSpan(rest + shift));
         Leb128.Write(_buffer.AsSpan(KeyOffset), collectionId);
         _keyPrefixLength = prefixLength;
+        CollectionId = collectionId;
         _keyLength += shift;
         _written += shift;
         if (HasFramingExtras)
