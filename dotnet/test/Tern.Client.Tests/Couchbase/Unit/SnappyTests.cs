@@ -1,3 +1,4 @@
+using Tern.Client.Exceptions;
 using Snappier;
 using Tern.Client.Couchbase;
 using Tern.Client.Protocol;
@@ -65,6 +66,27 @@ public class SnappyTests
         Assert.Equal(content, result.ContentAsBytes());
         Assert.Equal(content, result.ContentAs<byte[]>());
         Assert.Equal(Datatype.Raw, result.Datatype);
+    }
+
+    [Fact]
+    public async Task ACorruptCompressedAnswerFailsThatGetOnlyAndTheConnectionCarriesOn()
+    {
+        var (node, bucket) = await FakeCouchbaseNode.StartAsync();
+        await using var _ = node;
+        var collection = bucket.DefaultCollection();
+
+        var broken = collection.GetAsync("broken").Soon();
+        var request = Assert.Single(await node.Peer.ReceiveAsync(1));
+        await node.Peer.ReplyAsync(request, ResponseStatus.Success, [0xff, 0xff, 0xff, 0xff, 0xff, 0x01], extras: new byte[4], datatype: SnappyBit);
+        var error = await Assert.ThrowsAsync<TernException>(() => broken);
+        Assert.Contains("'broken'", error.Message);
+        Assert.Contains("Snappy", error.Message);
+
+        var next = collection.GetAsync("next").Soon();
+        var nextRequest = Assert.Single(await node.Peer.ReceiveAsync(1));
+        await node.Peer.ReplyAsync(nextRequest, ResponseStatus.Success, "{}"u8.ToArray(), extras: new byte[4]);
+        using var result = await next;
+        Assert.Equal("{}"u8.ToArray(), result.ContentAsBytes());
     }
 
     [Fact]
