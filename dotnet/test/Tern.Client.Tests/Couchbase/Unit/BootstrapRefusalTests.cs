@@ -26,6 +26,38 @@ public class BootstrapRefusalTests
     }
 
     [Fact]
+    public async Task ATemporaryRefusalOfSelectBucketFailsOnlyTheConnection()
+    {
+        await using var run = BootstrapRun.Start();
+        var scram = new ScramServer("SCRAM-SHA512", PeerReplies.Password);
+        var second = await run.ReachSecondWriteAsync(scram);
+
+        await run.Server.ReplyAsync(second[0], ResponseStatus.Success, scram.Sign(second[0].Value));
+        await run.Server.ReplyAsync(second[1], ResponseStatus.Etmpfail);
+        await run.Server.ReplyAsync(second[2], ResponseStatus.NoBucket);
+
+        // Not BucketNotFound, which would close the bucket for good: the pool retries the connection.
+        var error = await Assert.ThrowsAsync<ConnectionFailedException>(() => run.Opening);
+        Assert.Contains("SELECT_BUCKET 'shop'", error.Message);
+        Assert.Contains("retried", error.Message);
+    }
+
+    [Fact]
+    public async Task ATemporaryRefusalOfTheSaslStepIsNotAWrongPassword()
+    {
+        await using var run = BootstrapRun.Start();
+        var scram = new ScramServer("SCRAM-SHA512", PeerReplies.Password);
+        var second = await run.ReachSecondWriteAsync(scram);
+
+        await run.Server.ReplyAsync(second[0], ResponseStatus.Etmpfail);
+        await run.Server.ReplyAsync(second[1], ResponseStatus.Eaccess);
+        await run.Server.ReplyAsync(second[2], ResponseStatus.Eaccess);
+
+        var error = await Assert.ThrowsAsync<ConnectionFailedException>(() => run.Opening);
+        Assert.Contains("could not authenticate 'user'", error.Message);
+    }
+
+    [Fact]
     public async Task AServerThatDoesNotKnowHelloIsToldToUseMemcachedScheme()
     {
         await using var run = BootstrapRun.Start();
