@@ -70,7 +70,7 @@ public abstract class FaultTests
         Assert.Equal("before", after.ContentAsString());
         Assert.Same(connection, cluster.Nodes[0].Connections[0]);
         // The server answered the timed-out requests after resuming: each is an orphan.
-        await Eventually(() => cluster.OrphanCount == 20, $"orphans: {cluster.OrphanCount}");
+        await Poll.Until(() => cluster.OrphanCount == 20, $"orphans: {cluster.OrphanCount}");
     }
 
     [Fact]
@@ -113,7 +113,7 @@ public abstract class FaultTests
         }
 
         await server.RestartAsync();
-        await Eventually(async () =>
+        await Poll.Until(async () =>
         {
             try
             {
@@ -127,19 +127,6 @@ public abstract class FaultTests
         }, "no operation succeeded after the restart");
         using var result = await collection.GetAsync("k");
         Assert.Equal("after restart", result.ContentAsString());
-    }
-
-    private static Task Eventually(Func<bool> condition, string failure) =>
-        Eventually(() => Task.FromResult(condition()), failure);
-
-    private static async Task Eventually(Func<Task<bool>> condition, string failure)
-    {
-        var watch = Stopwatch.StartNew();
-        while (!await condition())
-        {
-            Assert.True(watch.Elapsed < TimeSpan.FromSeconds(10), failure);
-            await Task.Delay(20);
-        }
     }
 }
 
