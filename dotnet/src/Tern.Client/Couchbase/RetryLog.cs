@@ -18,6 +18,15 @@ internal sealed class RetryLog
     /// <summary>The timer that will send the operation again; disposed when it fires.</summary>
     public ITimer? Timer { get; set; }
 
+    // 1 while the operation waits out a backoff, in no connection's table: then either the timer
+    // or a cancellation ends the wait, whichever takes this first.
+    private int _waiting;
+
+    public void StartWaiting() => Volatile.Write(ref _waiting, 1);
+
+    /// <summary>True for the one caller that ends the current wait (the timer, or cancellation).</summary>
+    public bool TryEndWaiting() => Interlocked.Exchange(ref _waiting, 0) == 1;
+
     /// <summary>How many retries so far had this reason.</summary>
     public int CountOf(string reason) => _reasons.FirstOrDefault(r => r.Reason == reason).Count;
 

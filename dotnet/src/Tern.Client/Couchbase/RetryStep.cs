@@ -89,13 +89,18 @@ internal sealed class RetryStep(BucketTopology topology, TimeProvider time, ILog
             return true;
         }
         log.Timer?.Dispose();
+        log.StartWaiting();
         using (ExecutionContext.SuppressFlow())
             log.Timer = time.CreateTimer(static state =>
             {
-                var (step, operation) = ((RetryStep, OperationBase))state!;
-                operation.Retries!.Timer?.Dispose();
+                // The log, not operation.Retries: if cancellation ended the wait, the operation
+                // may already be back in its pool, serving another caller.
+                var (step, operation, waiting) = ((RetryStep, OperationBase, RetryLog))state!;
+                if (!waiting.TryEndWaiting())
+                    return;
+                waiting.Timer?.Dispose();
                 step.Resend(operation);
-            }, (this, operation), wait < remaining ? wait : remaining, Timeout.InfiniteTimeSpan);
+            }, (this, operation, log), wait < remaining ? wait : remaining, Timeout.InfiniteTimeSpan);
         return true;
     }
 

@@ -139,8 +139,23 @@ public abstract class OperationBase : IThreadPoolWorkItem
         if (!CancellationToken.CanBeCanceled || _cancellationArmed)
             return;
         _cancellationArmed = true;
-        _cancellation = CancellationToken.UnsafeRegister(
-            static state => ((OperationBase)state!).Attempt.Connection?.Cancel((OperationBase)state!), this);
+        _cancellation = CancellationToken.UnsafeRegister(static state => ((OperationBase)state!).OnCancelled(), this);
+    }
+
+    /// <summary>
+    /// The caller's token was cancelled: the connection carrying the operation removes and fails
+    /// it; one waiting out a retry's backoff (in no connection's table) fails at once.
+    /// </summary>
+    private void OnCancelled()
+    {
+        Attempt.Connection?.Cancel(this);
+        if (Retries is { } retries && retries.TryEndWaiting())
+        {
+            retries.Timer?.Dispose();
+            Fail(new OperationCanceledException(
+                $"{Opcode.Name()} of key '{Exceptions.TernException.Describe(Key)}' was cancelled while waiting to retry " +
+                $"({retries.Describe()})", CancellationToken));
+        }
     }
 
     /// <summary>

@@ -11,6 +11,28 @@ namespace Tern.Client.Tests.Couchbase.Unit;
 public class LockedRetryTests
 {
     [Fact]
+    public async Task CancellingDuringTheBackOffFailsTheReadAtOnce()
+    {
+        var (node, bucket) = await FakeCouchbaseNode.StartAsync();
+        await using var _ = node;
+        using var cancel = new CancellationTokenSource();
+
+        var get = bucket.DefaultCollection().GetAsync("k", new GetOptions { CancellationToken = cancel.Token }).Soon();
+        var first = Assert.Single(await node.Peer.ReceiveAsync(1));
+        await node.Peer.ReplyAsync(first, ResponseStatus.Locked);
+        var second = Assert.Single(await node.Peer.ReceiveAsync(1));
+        var armed = node.Time.NextRetryBackoff();
+        await node.Peer.ReplyAsync(second, ResponseStatus.Locked);
+        await armed;
+
+        cancel.Cancel(); // the fake clock never reaches the end of the back-off
+        var error = await Assert.ThrowsAnyAsync<OperationCanceledException>(() => get);
+        Assert.Contains("'k'", error.Message);
+        Assert.Contains("locked", error.Message);
+        Assert.Equal(cancel.Token, error.CancellationToken);
+    }
+
+    [Fact]
     public async Task ALockedReadIsSentAgainAfterTheBackOffAndSucceeds()
     {
         var (node, bucket) = await FakeCouchbaseNode.StartAsync();

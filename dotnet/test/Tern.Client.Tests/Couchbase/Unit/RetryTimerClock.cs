@@ -44,9 +44,9 @@ internal sealed class RetryTimerClock : FakeTimeProvider
 
     /// <summary>The next back-off of the couchbase retry step: how long it waits before sending an operation again.</summary>
     public Task<TimeSpan> NextRetryBackoff() =>
-        NextTimer((_, _, state) => state is ValueTuple<RetryStep, OperationBase>);
+        NextTimer((_, _, state) => state is ValueTuple<RetryStep, OperationBase, RetryLog>);
 
     /// <summary>The next one-shot wait of exactly <paramref name="due"/> (e.g. a node pool's reconnect back-off).</summary>
     public Task<TimeSpan> NextDelayOf(TimeSpan due) =>
-        NextTimer((d, period, state) => d == due && period == Timeout.InfiniteTimeSpan && state is not ValueTuple<RetryStep, OperationBase>);
+        NextTimer((d, period, state) => d == due && period == Timeout.InfiniteTimeSpan && state is not ValueTuple<RetryStep, OperationBase, RetryLog>);
 }
