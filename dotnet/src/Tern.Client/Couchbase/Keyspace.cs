@@ -85,10 +85,8 @@ internal sealed class Keyspace
         }
         catch (System.TimeoutException)
         {
-            throw new UnambiguousTimeoutException(
-                $"{operation.Opcode.Name()} of key '{TernException.Describe(operation.Key)}' timed out after " +
-                $"{operation.Elapsed.ElapsedMilliseconds} ms (timeout {operation.Timeout.TotalMilliseconds:0} ms) without being sent: " +
-                $"the id of collection '{ScopeName}.{CollectionName}' in bucket '{BucketName}' did not arrive in time", operation.Key);
+            throw Timeouts.NotSent(operation,
+                $"the id of collection '{ScopeName}.{CollectionName}' in bucket '{BucketName}' did not arrive in time");
         }
         Volatile.Write(ref _id, id);
         _resolved = true;
