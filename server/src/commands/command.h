@@ -33,6 +33,14 @@ struct Command {
   std::string_view document_key;
   // The request asked to keep the document's expiry (PreserveTtl frame).
   bool preserve_ttl = false;
+  // A mutation's vbucket (set for the commands the table marks as mutations): the engine
+  // numbers the mutation's seqno on it.
+  engine::VBucket* vbucket = nullptr;
+
+  // What every mutation hands the engine beyond its own arguments.
+  engine::MutationOptions mutation_options() const {
+    return {.preserve_ttl = preserve_ttl, .vbucket = vbucket};
+  }
 
   std::string_view key() const { return document_key; }
   std::string_view value() const { return as_text(request.value); }
@@ -91,6 +99,11 @@ Outcome get_vbucket(const Command& cmd);
 Outcome get_collections_manifest(const Command& cmd);
 Outcome get_collection_id(const Command& cmd);
 Outcome get_scope_id(const Command& cmd);
+
+// SUBDOC_GET, SUBDOC_EXISTS, SUBDOC_GET_COUNT and SUBDOC_MULTI_LOOKUP; the single-path
+// mutations (SUBDOC_DICT_ADD ... SUBDOC_COUNTER) and SUBDOC_MULTI_MUTATION.
+Outcome subdoc_lookup(const Command& cmd);
+Outcome subdoc_mutation(const Command& cmd);
 
 // GET_META, GET_REPLICA, OBSERVE_SEQNO.
 Outcome get_meta(const Command& cmd);

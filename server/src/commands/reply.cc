@@ -76,9 +76,9 @@ bool Reply::silent(Status status) const {
   return status == Status::Success;
 }
 
-void Reply::success(const ReplyBody& body) {
+void Reply::success(const ReplyBody& body, Status status) {
   if (context_.mutated_vbucket == nullptr) {
-    if (!silent(Status::Success)) append(Status::Success, body);
+    if (!silent(Status::Success)) append(status, body);
     return;
   }
   // Counted even when a quiet mutation stays silent: the seqno is the vbucket's, not the
@@ -87,7 +87,7 @@ void Reply::success(const ReplyBody& body) {
   const uint64_t seqno = vbucket.record_mutation();
   if (silent(Status::Success)) return;
   if (!context_.features.has(Feature::MutationSeqno)) {
-    append(Status::Success, body);
+    append(status, body);
     return;
   }
   uint8_t token[16];
@@ -95,7 +95,7 @@ void Reply::success(const ReplyBody& body) {
   protocol::store_be64(token + 8, seqno);
   ReplyBody with_token = body;
   with_token.extras = token;
-  append(Status::Success, with_token);
+  append(status, with_token);
 }
 
 void Reply::error(Status status) {

@@ -6,8 +6,9 @@
 // - the connection's features: statuses a client without XERROR does not know are mapped
 //   down to classic ones; the JSON datatype bit is cleared for clients that did not ask for
 //   JSON; with Tracing every answer carries the server's duration (magic 0x18);
-// - mutations: a successful one counts a seqno on its vbucket, and with MutationSeqno its
-//   answer carries the vbucket uuid and that seqno as extras.
+// - mutations: with MutationSeqno a successful one's
+//   answer carries the vbucket uuid and that seqno as extras. The engine numbers the seqno
+//   (engine::MutationOptions::vbucket); the handler passes it on in ReplyBody::seqno.
 
 #include <cstdint>
 #include <span>
@@ -28,6 +29,7 @@ struct ReplyBody {
   std::string_view value = {};
   uint8_t datatype = 0;
   uint64_t cas = 0;
+  uint64_t seqno = 0;  // a mutation's, as the engine numbered it
 };
 
 // What the answers to one request depend on beyond the request itself.
@@ -49,8 +51,11 @@ class Reply {
  public:
   Reply(const protocol::Frame& request, std::vector<uint8_t>& out, const ReplyContext& context);
 
-  // A success response, unless the request is a quiet mutation.
-  void success(const ReplyBody& body = {});
+  // A success response, unless the request is a quiet mutation. `status` is Success or
+  // another status that answers a request that ran (SubdocSuccessDeleted, or
+  // SubdocMultiPathFailure for a lookup whose body holds each spec's status): the body and
+  // a mutation's seqno go with it as with Success.
+  void success(const ReplyBody& body = {}, protocol::Status status = protocol::Status::Success);
 
   // An error response: the status and its text, no CAS, no extras, no key. Silent for a
   // quiet retrieval's KeyEnoent.

@@ -270,7 +270,7 @@ MutationResult Engine::store(StoreMode mode, std::string_view key, std::string_v
   return {applied.status, applied.cas};
 }
 
-MutationResult Engine::remove(std::string_view key, uint64_t cas) {
+MutationResult Engine::remove(std::string_view key, uint64_t cas, MutationOptions) {
   // Built before taking the shard lock, as store's item is; wasted on a miss.
   std::shared_ptr<Item> tombstone = impl_->tombstone_ms > 0 ? make_item(key, {}) : nullptr;
   Applied applied = mutate(*impl_, key, cas, Counter::Count,

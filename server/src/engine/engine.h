@@ -12,6 +12,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <span>
 #include <string_view>
 
 #include "common/clock.h"
@@ -39,20 +40,25 @@ struct Config {
   uint32_t metadata_purge_seconds = 60 * 60;
 };
 
+class VBucket;
+
 struct GetResult {
   Status status = Status::NotFound;
   ItemPtr item;  // set when status is Success
+  bool locked = false;  // get_document only: the document is locked (its CAS is the lock's)
 };
 
 struct MutationResult {
   Status status = Status::Success;
-  uint64_t cas = 0;  // the new CAS when status is Success
+  uint64_t cas = 0;    // the new CAS when status is Success
+  uint64_t seqno = 0;  // its vbucket's seqno for it (MutationOptions::vbucket; else 0)
 };
 
 struct ArithmeticResult {
   Status status = Status::Success;
   uint64_t cas = 0;
   uint64_t value = 0;  // the counter after the operation
+  uint64_t seqno = 0;
 };
 
 // What GET_META reports of a document: its metadata without its value.
@@ -75,6 +81,32 @@ struct MutationOptions {
   // Keep the live document's expiry instead of setting the request's (PreserveTtl). A
   // mutation that creates the document (or finds only a tombstone) uses the request's.
   bool preserve_ttl = false;
+  // The vbucket the key belongs to. A mutation that publishes a change takes the vbucket's
+  // next seqno under the key's lock, so a key's seqnos grow in the order its changes were
+  // published; the item keeps it (Item::seqno) and the result returns it. Null: no seqno.
+  VBucket* vbucket = nullptr;
+};
+
+// A whole new value for a document, computed from the document as a get_document() read
+// it: what the sub-document mutations write.
+struct DocumentWrite {
+  std::string_view value;
+  uint8_t datatype = 0;
+  uint32_t flags = 0;
+  uint32_t expiry = 0;         // as the protocol gives it (see the top of this file)
+  bool keep_expiry = false;    // keep the replaced document's expiry instead (a tombstone's
+                               // never counts: a revived document takes `expiry`)
+  // Publish a tombstone holding `value` (only extended attributes) instead of a document:
+  // removing a document's body, or creating a document as deleted.
+  bool deleted = false;
+  // The CAS of what the value was computed from: the live document or, when the read asked
+  // for deleted documents, its tombstone. 0 when there was neither: then the key must still
+  // have no live document (a tombstone that appeared since is replaced).
+  uint64_t expected_cas = 0;
+  // Called under the key's lock once the new item's CAS and seqno are known, before anyone
+  // can see the item, with its value bytes to overwrite in place (macro expansion writes
+  // the CAS and seqno into placeholders of fixed width). May be empty.
+  std::function<void(std::span<char> value, uint64_t cas, uint64_t seqno)> before_publish;
 };
 
 enum class StoreMode { Set, Add, Replace };
@@ -113,6 +145,22 @@ class Engine {
   // reads as kLockedCas (as Couchbase does) so that only the lock holder can mutate it.
   GetResult get(std::string_view key);
 
+  // The document as a read-modify-write needs it: unlike get(), the item carries its real CAS
+  // and `locked` says whether a lock holds it; with include_deleted a tombstone is returned
+  // too (item->deleted), its value the system attributes it kept. NotFound when there is
+  // neither. Counts as a get (cmd_get, get_hits/get_misses).
+  GetResult get_document(std::string_view key, bool include_deleted);
+
+  // Publishes write.value as the key's document (or tombstone), if the key still holds what
+  // write.expected_cas says it read. CasMismatch when it holds something else (a live
+  // document or tombstone with another CAS, or none when one was expected), Exists when
+  // nothing was expected but a live document is there: the caller may read again and
+  // retry. Locked when the document is locked and expected_cas is not the lock's CAS. The
+  // new item's revision follows the replaced one's, as any mutation's does. TooBig and
+  // OutOfMemory as for store().
+  MutationResult write_document(std::string_view key, const DocumentWrite& write,
+                                MutationOptions options = {});
+
   // Get and set a new expiry (GAT). Locked: Locked.
   GetResult get_and_touch(std::string_view key, uint32_t expiry);
 
@@ -140,7 +188,8 @@ class Engine {
   // for Config::metadata_purge_seconds: it costs the memory of an item with an empty value
   // and may be evicted like one, but every operation other than get_meta treats the key as
   // absent, and no statistic counts it (curr_items, evictions, expired_items...).
-  MutationResult remove(std::string_view key, uint64_t cas);
+  // The tombstone keeps the document's system extended attributes as its value (xattr/blob.h).
+  MutationResult remove(std::string_view key, uint64_t cas, MutationOptions options = {});
 
   // GET_META: the metadata of a live document or of a tombstone (deleted = true). NotFound
   // when there is neither. Counts in no statistic and changes nothing, not even recency.
@@ -171,6 +220,9 @@ class Engine {
 
   // The steady-clock deadline (ms) for a protocol expiry value; 0 for never.
   int64_t expiry_deadline_ms(uint32_t expiry) const;
+
+  // When a live item expires, in absolute Unix seconds (0: never), as GET_META reports it.
+  uint32_t expiry_unix_seconds(const Item& item) const;
 
   // --- Hooks for background tasks (expiry pager, item pager). ---
 

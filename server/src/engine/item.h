@@ -19,10 +19,15 @@ struct Item {
   // The key's revision: 1 when first stored, one more per mutation, carried on through a
   // tombstone when the key is stored again.
   uint64_t rev_seqno = 0;
+  // The seqno its vbucket gave the mutation that published this item (0 when the mutation
+  // named no vbucket: MutationOptions::vbucket).
+  uint64_t seqno = 0;
   uint32_t flags = 0;
   uint8_t datatype = 0;
-  // A tombstone: what a remove leaves of the document (key and metadata, no value), so that
-  // GET_META can report it deleted. Every other operation treats a tombstone as absent.
+  // A tombstone: what a remove leaves of the document (key, metadata, and as its value only
+  // the system extended attributes it had, xattr/blob.h), so that GET_META can report it
+  // deleted and sub-document requests that ask for deleted documents can read and change
+  // those attributes. Every other operation treats a tombstone as absent.
   bool deleted = false;
 };
 

@@ -54,8 +54,8 @@ class InlineItem final : public Item {
   uint32_t key_size_;  // keys are at most 250 bytes, values far below 4 GiB
   uint32_t value_size_;
 };
-// 8 bytes more than before items carried Item::rev_seqno (Item::deleted fits in padding).
-static_assert(sizeof(InlineItem) == 56);
+// 8 bytes for Item::rev_seqno and 8 for Item::seqno (Item::deleted fits in padding).
+static_assert(sizeof(InlineItem) == 64);
 
 class RemetaItem final : public Item {
  public:
