@@ -9,7 +9,7 @@ set -euo pipefail
 APT_PACKAGES=(
   cmake ninja-build g++ pkg-config
   libasio-dev libcli11-dev rapidjson-dev libspdlog-dev libfmt-dev
-  libssl-dev zlib1g-dev libsnappy-dev libtomlplusplus-dev libsimdjson-dev nodejs
+  libssl-dev zlib1g-dev libsnappy-dev libtomlplusplus-dev libsimdjson-dev libboost-dev nodejs
   libgtest-dev libgmock-dev libbenchmark-dev
   memcached libmemcached-tools valgrind
 )
