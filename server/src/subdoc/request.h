@@ -8,8 +8,10 @@
 //   mutation spec: op u8, path flags u8, path length u16, value length u32, path, value
 //
 // Single-path extras: path length u16, path flags u8, then optionally expiry u32 (mutations
-// only) and doc flags u8 (3, 4, 7 or 8 bytes). Multi-path extras: optionally expiry u32
-// (mutations only) and doc flags u8 (0, 1, 4 or 5 bytes).
+// only) and doc flags u8 (3, 4, 7 or 8 bytes); the value is the path, then the operation's
+// argument. Multi-path extras: optionally expiry u32 (mutations only) and doc flags u8 (0, 1,
+// 4 or 5 bytes). (Couchbase also takes the document's flags after the expiry, from clients
+// that negotiated binary XATTR values; we do not offer that, so no client sends them.)
 //
 // Decoding checks everything that does not need the document: lengths, opcodes, flags and
 // how they combine, the order of XATTR specs. Paths are parsed when the specs run, because
@@ -35,8 +37,9 @@ inline constexpr uint8_t kDocMkdoc = 0x01;          // create the document if mi
 inline constexpr uint8_t kDocAdd = 0x02;            // create it; Exists if it is there (insert)
 inline constexpr uint8_t kDocAccessDeleted = 0x04;  // a tombstone is a document to read and change
 inline constexpr uint8_t kDocCreateAsDeleted = 0x08;  // create it as a tombstone (with kDocMkdoc
-                                                      // or kDocAdd, and kDocAccessDeleted)
+                                                      // or kDocAdd)
 inline constexpr uint8_t kDocReviveDocument = 0x10;   // turn a tombstone into a live document
+                                                      // (with kDocAccessDeleted)
 
 inline constexpr size_t kMaxSpecs = 16;
 
@@ -83,20 +86,39 @@ struct Request {
 
   std::span<const Spec> spec_list() const { return {specs, spec_count}; }
   bool has(uint8_t doc_flag) const { return (doc_flags & doc_flag) != 0; }
+  // Whether a spec addresses XATTRs (XATTR specs come first, so the first one says it).
+  bool addresses_xattrs() const { return spec_count > 0 && specs[0].xattr(); }
 };
 
 // Decodes a request of a sub-document command (`opcode` its loud variant). Returns Success,
-// or the status the whole request is refused with:
-// - Einval: extras or value lengths that do not add up, unknown path or doc flags, Mkdoc
-//   together with Add, CreateAsDeleted without AccessDeleted or without Mkdoc/Add, an expiry
-//   on a lookup, a single-path command's empty path (other than for the whole-document
-//   operations, which exist only in multi-path requests), a non-empty path on GetDoc,
-//   SetDoc or DeleteDoc;
-// - SubdocInvalidCombo: no spec, more than kMaxSpecs, a lookup opcode in a mutation or a
-//   mutation opcode in a lookup, an opcode that is no sub-document operation, SetDoc
-//   together with DeleteDoc;
-// - SubdocXattrInvalidFlagCombo: ExpandMacros without Xattr; Xattr on a whole-document op;
-// - SubdocInvalidXattrOrder: an XATTR spec after a body spec.
+// or the status the whole request is refused with. The rules and their order are
+// Couchbase's (kv_engine daemon/subdocument_validators.cc), so a client sees the status it
+// would see there:
+// - Einval: extras lengths other than those above (lookups take no expiry); unknown doc
+//   flags (ReplicaRead too: replica reads are not served); value lengths that do not add up
+//   (a spec or path running past the value, a single-path path longer than the value); a
+//   path over kMaxPathBytes (Couchbase refuses it whole; only a path with too many
+//   components answers SubdocPathE2big, per spec, when it runs); a value missing where the
+//   operation takes one, or present where it takes none; path flags the operation does not
+//   take (CreateParents on a lookup, Replace or ArrayInsert; ExpandMacros on ArrayAddUnique
+//   or Counter; any flag on the whole-document operations); doc flags the operation does
+//   not take (a lookup takes only AccessDeleted and ReviveDocument; Remove, DeleteDoc and the
+//   lookups neither Mkdoc nor Add; SetDoc only those two); Mkdoc together with Add;
+//   ReviveDocument without AccessDeleted or with CreateAsDeleted; in a single-path request,
+//   CreateAsDeleted without Mkdoc or Add, or on a body path; an empty path where the
+//   operation needs one (a body path of anything but Count, the array pushes, ArrayAddUnique
+//   and the whole-document operations); a path on GetDoc, SetDoc or DeleteDoc;
+// - SubdocXattrInvalidFlagCombo: ExpandMacros without Xattr;
+// - XattrEinval: an XATTR path whose key breaks subdoc/xattr_key.h's rules;
+// - SubdocXattrCantModifyVattr: a mutation of a virtual XATTR ('$' key);
+// - SubdocXattrUnknownMacro: ExpandMacros on a value that is no macro ("${Mutation.CAS}",
+//   "${Mutation.seqno}", "${Mutation.value_crc32c}" or "${$document...}", quotes included);
+// - SubdocInvalidCombo (multi-path): no spec, more than kMaxSpecs, an opcode that is no
+//   sub-document operation, a lookup opcode in a mutation or a mutation opcode in a lookup,
+//   any spec after DeleteDoc or DeleteDoc after a body spec (it must be the only body spec);
+// - SubdocInvalidXattrOrder (multi-path): an XATTR spec after a body spec.
+// Checks that need the frame's header or the connection (the request's CAS and datatype,
+// whether Xattr was negotiated) are the handlers' (commands/subdoc_command.h).
 // The specs' views point into `value`, which must outlive `out`.
 protocol::Status decode_request(protocol::Opcode opcode, std::span<const uint8_t> extras,
                                 std::span<const uint8_t> value, Request& out);

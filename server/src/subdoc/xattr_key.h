@@ -6,7 +6,7 @@
 //
 // Couchbase's rules for a key (kv_engine, xattr/key_validator.cc), which we follow:
 // - 1 to 15 bytes of valid UTF-8, no NUL;
-// - its first character is a letter, a digit or any non-ASCII character; or '_' (a system
+// - its first character is a letter, a digit, a space or any non-ASCII character; or '_' (a system
 //   attribute: kept in a tombstone) or '$' (a virtual attribute, computed by the server),
 //   then followed by at least one more character.
 // One narrowing of ours: no '"', '\\', '`' or control character anywhere in the key. The
@@ -26,9 +26,12 @@ inline constexpr size_t kMaxXattrKeyBytes = 16;
 // neither.
 std::string_view xattr_key_of(std::string_view path);
 
-// Whether the key of an XATTR path is one the rules above allow. XattrEinval answers a path
-// whose key is not.
+// Whether `key` is one the rules above allow.
 bool is_valid_xattr_key(std::string_view key);
+
+// Whether an XATTR path's key is valid and the whole path is valid UTF-8 without NUL, as
+// Couchbase checks it. XattrEinval answers a path that is not.
+bool is_valid_xattr_path(std::string_view path);
 
 // A virtual attribute's key: '$' first ($document, $XTOC, $vbucket).
 inline bool is_virtual_xattr_key(std::string_view key) {
