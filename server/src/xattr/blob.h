@@ -37,7 +37,8 @@ bool split(std::string_view value, uint8_t datatype, Split& out);
 
 // The attributes of a section produced by split() (or append_section()), in stored order.
 // Returns false, leaving `out` unspecified, when the section is malformed: a pair length
-// past the end, a pair without its two 0x00 terminators.
+// past the end, a pair without its two 0x00 terminators (or with more), an empty key, or a
+// length word that does not match the section's size. Clears `out` first.
 bool parse(std::string_view section, std::vector<Attribute>& out);
 
 // Appends the section for `attributes` (length word included) to `out`. Appends nothing
