@@ -112,6 +112,10 @@ struct DocumentWrite {
 enum class StoreMode { Set, Add, Replace };
 enum class ConcatMode { Append, Prepend };
 
+// Whether `text` is one valid JSON value: how the caller tells the engine, which has no JSON
+// parser of its own, which bodies earn the JSON datatype bit (concat()).
+using JsonCheck = bool (*)(std::string_view text);
+
 // The engine's statistics, one member per line of engine/stats.def.
 struct Stats {
 #define TERN_ENGINE_COUNTER(member, ...) uint64_t member = 0;
@@ -152,7 +156,7 @@ class Engine {
   GetResult get_document(std::string_view key, bool include_deleted);
 
   // Publishes write.value as the key's document (or tombstone), if the key still holds what
-  // write.expected_cas says it read. CasMismatch when it holds something else (a live
+  // write.expected_cas says it read. options.preserve_ttl acts as write.keep_expiry. CasMismatch when it holds something else (a live
   // document or tombstone with another CAS, or none when one was expected), Exists when
   // nothing was expected but a live document is there: the caller may read again and
   // retry. Locked when the document is locked and expected_cas is not the lock's CAS. The
@@ -185,10 +189,11 @@ class Engine {
                        MutationOptions options = {});
 
   // DELETE, with the same CAS and lock rules as store. Leaves a tombstone (Item::deleted)
-  // for Config::metadata_purge_seconds: it costs the memory of an item with an empty value
-  // and may be evicted like one, but every operation other than get_meta treats the key as
+  // for Config::metadata_purge_seconds. The tombstone keeps the document's system extended
+  // attributes as its value (xattr::system_section; datatype XATTR, or 0 when there were
+  // none) and costs the memory of an item holding them; it may be evicted like one, but
+  // every operation other than get_meta and get_document(include_deleted) treats the key as
   // absent, and no statistic counts it (curr_items, evictions, expired_items...).
-  // The tombstone keeps the document's system extended attributes as its value (xattr/blob.h).
   MutationResult remove(std::string_view key, uint64_t cas, MutationOptions options = {});
 
   // GET_META: the metadata of a live document or of a tombstone (deleted = true). NotFound
@@ -196,18 +201,22 @@ class Engine {
   MetaResult get_meta(std::string_view key);
 
   // INCREMENT/DECREMENT. A missing key is created with `initial` (flags 0, raw datatype)
-  // unless expiry is 0xffffffff (then NotFound); an existing item keeps its expiry. A value
-  // memcached would not read as a number (counter_value.h): NotANumber. Increment wraps at
+  // unless expiry is 0xffffffff (then NotFound); an existing item keeps its expiry, its
+  // datatype and its extended attributes (the counter is its body). A body memcached would
+  // not read as a number (counter_value.h): NotANumber. Increment wraps at
   // 2^64; decrement stops at 0. An existing item's expiry is kept with or without
   // options.preserve_ttl (as memcached and Couchbase do).
   ArithmeticResult arithmetic(std::string_view key, bool increment, uint64_t delta,
                               uint64_t initial, uint32_t expiry, uint64_t cas,
                               MutationOptions options = {});
 
-  // APPEND/PREPEND: missing key NotStored; keeps flags, expiry and datatype (so
-  // options.preserve_ttl changes nothing: the expiry is always preserved).
+  // APPEND/PREPEND: missing key NotStored; keeps flags and expiry (so options.preserve_ttl
+  // changes nothing: the expiry is always preserved). A document with extended attributes
+  // keeps them: only its body grows (a prepended value goes after the attributes). The new
+  // datatype is Couchbase's: the XATTR bit as it was, the JSON bit when `is_json` says the
+  // new body is JSON (without `is_json`, never: the body is taken for raw bytes).
   MutationResult concat(ConcatMode mode, std::string_view key, std::string_view value,
-                        uint64_t cas, MutationOptions options = {});
+                        uint64_t cas, MutationOptions options = {}, JsonCheck is_json = nullptr);
 
   // TOUCH: new expiry, keeps the value; returns the new CAS. Locked: Locked.
   MutationResult touch(std::string_view key, uint32_t expiry);

@@ -1,7 +1,8 @@
 #pragma once
 // Engine internals shared by the files that implement Engine (engine.cc: the commands;
-// engine_impl.cc: construction, lookup, expiry and accounting primitives;
-// engine_maintenance.cc: flush, purge, eviction, memory and stats).
+// engine_documents.cc: the read-modify-write of whole documents; mutation.h: the one path
+// every mutation takes; engine_impl.cc: construction, lookup, expiry and accounting
+// primitives; engine_maintenance.cc: flush, purge, eviction, memory and stats).
 
 #include <array>
 #include <atomic>

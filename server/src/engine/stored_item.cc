@@ -2,6 +2,7 @@
 
 #include "engine/hash_table.h"
 
+#include <cassert>
 #include <cstdint>
 #include <cstring>
 #include <new>
@@ -88,6 +89,13 @@ std::shared_ptr<Item> make_item(std::string_view key,
   return item;
 }
 
+std::span<char> unpublished_value(Item& item) {
+  assert(dynamic_cast<InlineItem*>(&item) != nullptr);
+  const std::string_view value = item.value();
+  // make_item's bytes live in the item's own allocation, which is not const.
+  return {const_cast<char*>(value.data()), value.size()};
+}
+
 std::shared_ptr<Item> remeta_item(const ItemPtr& base) {
   // Share the original bytes, never a chain of wrappers.
   const auto* wrapper = dynamic_cast<const RemetaItem*>(base.get());
@@ -98,6 +106,7 @@ std::shared_ptr<Item> remeta_item(const ItemPtr& base) {
   item->expiry_ms = base->expiry_ms;
   item->deleted = base->deleted;
   item->rev_seqno = base->rev_seqno;
+  item->seqno = base->seqno;
   return item;
 }
 

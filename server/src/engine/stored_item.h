@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <string_view>
 
 #include "engine/item.h"
@@ -15,6 +16,11 @@ namespace tern::engine {
 // is zero; the caller fills it in before publishing the item.
 std::shared_ptr<Item> make_item(std::string_view key,
                                 std::initializer_list<std::string_view> value_parts);
+
+// The value bytes of an item make_item() built, to overwrite in place before the item is
+// published: until then no one else can see them. Never for a published item, nor for one
+// remeta_item() built (its bytes are another item's).
+std::span<char> unpublished_value(Item& item);
 
 // A new item with the key and value bytes of `base`, and a copy of its metadata.
 std::shared_ptr<Item> remeta_item(const ItemPtr& base);

@@ -1,0 +1,69 @@
+// The engine's read-modify-write of whole documents, what the sub-document commands build
+// on: get_document() reads a document (or its tombstone) with its real CAS, and
+// write_document() publishes a value computed from it, through the same mutate() as every
+// other mutation, if the key still holds what was read.
+#include "engine/engine.h"
+#include "engine/engine_impl.h"
+#include "engine/mutation.h"
+#include "engine/stored_item.h"
+
+namespace tern::engine {
+
+GetResult Engine::get_document(std::string_view key, bool include_deleted) {
+  KeyAccess access(*impl_, key);
+  ShardCounters& counters = access.shard().counters;
+  counters.add(Counter::cmd_get);
+  Slot* found = include_deleted ? access.entry() : access.slot();
+  if (!found) {
+    counters.add(Counter::get_misses);
+    return {};
+  }
+  counters.add(Counter::get_hits);
+  found->last_access_ms = access.now();
+  return {Status::Success, found->item, Impl::is_locked(*found, access.now())};
+}
+
+MutationResult Engine::write_document(std::string_view key, const DocumentWrite& write,
+                                      MutationOptions options) {
+  if (write.value.size() > config_.max_item_size) return {Status::TooBig};
+  // Built before taking the shard lock, which then only has to link it in.
+  std::shared_ptr<Item> item = make_item(key, {write.value});
+  item->flags = write.flags;
+  item->datatype = write.datatype;
+  item->deleted = write.deleted;
+  const int64_t deadline = write.deleted ? 0 : expiry_deadline_ms(write.expiry);
+  const bool keep_expiry = write.keep_expiry || options.preserve_ttl;
+  Applied applied = mutate(
+      *impl_,
+      {.key = key,
+       .cas = write.expected_cas,
+       .command = Counter::cmd_set,
+       .vbucket = options.vbucket,
+       .include_deleted = true},
+      [&](const ItemPtr& current, ShardCounters&, int64_t now) {
+        // Read as absent, but a document appeared since.
+        if (write.expected_cas == 0 && current && !current->deleted) {
+          return fail(Status::Exists);
+        }
+        // Set on every attempt: a retry may find the document gone.
+        if (write.deleted) {
+          item->expiry_ms = now + impl_->tombstone_ms;
+        } else {
+          item->expiry_ms =
+              keep_expiry && current && !current->deleted ? current->expiry_ms : deadline;
+        }
+        Change change = publish(item);
+        change.stores_value = !write.deleted;
+        change.before_publish = &write.before_publish;
+        return change;
+      });
+  // What was read is gone: for this caller, as much a changed document as any other.
+  if (applied.status == Status::NotFound) return {Status::CasMismatch};
+  return {applied.status, applied.cas, applied.seqno};
+}
+
+uint32_t Engine::expiry_unix_seconds(const Item& item) const {
+  return impl_->unix_seconds_at(item.expiry_ms, impl_->clock.steady_ms());
+}
+
+}  // namespace tern::engine

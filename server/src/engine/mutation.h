@@ -1,0 +1,184 @@
+#pragma once
+// The one path every mutation takes (engine.cc, engine_documents.cc): look the key up under
+// its shard's lock, enforce the lock and CAS rules, let the mutation decide its change from
+// what the key holds, then charge the memory, number the change and publish it, all under
+// the lock so that it is seen whole or not at all.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "engine/engine_impl.h"
+#include "engine/stored_item.h"
+#include "engine/vbucket.h"
+
+namespace tern::engine {
+
+// What a mutation wants done with the key, decided under the shard lock.
+struct Change {
+  Status status = Status::Success;  // anything else aborts the mutation with this status
+  std::shared_ptr<Item> item;       // the item to publish; null removes the current one
+  bool stores_value = true;         // counts towards total_items
+  bool new_revision = true;         // the item is a new revision of the key (not just a lock)
+  int64_t lock_until_ms = 0;        // publish the item locked until then
+  // Called with the item's value bytes once its CAS and seqno are set, before anyone can see
+  // it (DocumentWrite::before_publish). Only for an item make_item() built.
+  const std::function<void(std::span<char>, uint64_t, uint64_t)>* before_publish = nullptr;
+};
+
+inline Change publish(std::shared_ptr<Item> item) {
+  return Change{Status::Success, std::move(item)};
+}
+
+inline Change fail(Status status) {
+  Change change;
+  change.status = status;
+  return change;
+}
+
+// The outcome of a mutation.
+struct Applied {
+  Status status = Status::Success;
+  uint64_t cas = 0;
+  uint64_t seqno = 0;  // 0 when the mutation named no vbucket
+  ItemPtr item;        // the item published, if any
+};
+
+inline Applied rejected(Status status) {
+  Applied applied;
+  applied.status = status;
+  return applied;
+}
+
+// What a mutation asks of mutate(), besides how to decide its change.
+struct MutationRequest {
+  std::string_view key;
+  // 0 accepts whatever the key holds. Otherwise the current document must have this CAS:
+  // NotFound when there is none, CasMismatch when it has another.
+  uint64_t cas = 0;
+  Counter command = Counter::Count;  // counts the attempt (Count: nothing)
+  VBucket* vbucket = nullptr;        // numbers a published change (MutationOptions::vbucket)
+  // The key's tombstone is its current document, for the CAS rule and for the decision
+  // (write_document). Otherwise a tombstone is absent, as for every other operation.
+  bool include_deleted = false;
+};
+
+// Freed beyond a full write's shortfall, so that the next writes do not each evict inline.
+inline constexpr size_t kInlineEvictionSlack = 64 * 1024;
+
+// One attempt at a mutation. A locked document accepts only its lock's CAS (else Locked);
+// then the CAS rule of MutationRequest::cas; then `decide(current, counters, now)` computes
+// the change from the current document (a null ItemPtr when there is none). The change
+// takes the place of the key's tombstone, if it has one, and its revision follows the
+// tombstone's. A change that publishes or removes anything takes the vbucket's next seqno.
+// On OutOfMemory, `shortfall` is how many bytes the change lacked.
+template <class Decide>
+Applied mutate_once(Engine::Impl& impl, const MutationRequest& request, Decide& decide,
+                    size_t& shortfall) {
+  static const ItemPtr kAbsent;
+  ItemPtr replaced;  // destroyed after the lock is released
+  uint64_t mem_after = 0;
+  int64_t now = 0;
+  Applied applied = [&]() -> Applied {
+    KeyAccess access(impl, request.key);
+    now = access.now();
+    Shard& shard = access.shard();
+    ShardCounters& counters = shard.counters;
+    if (request.command != Counter::Count) counters.add(request.command);
+    Slot* slot = access.slot();    // the live item's
+    Slot* entry = access.entry();  // the live item's or the tombstone's
+    Slot* found = request.include_deleted ? entry : slot;
+    const ItemPtr& current = found ? found->item : kAbsent;
+    const uint64_t cas = request.cas;
+
+    if (slot && Engine::Impl::is_locked(*slot, now) && cas != slot->item->cas) {
+      return rejected(Status::Locked);
+    }
+    if (cas != 0 && !current) {
+      counters.add(Counter::cas_misses);
+      return rejected(Status::NotFound);
+    }
+    if (cas != 0 && current->cas != cas) {
+      counters.add(Counter::cas_badval);
+      return rejected(Status::CasMismatch);
+    }
+    Change change = decide(current, counters, now);
+    if (change.status != Status::Success) return rejected(change.status);
+
+    // An item published already expired (a past absolute expiry) just removes the old one.
+    const bool insert = change.item && !Engine::Impl::is_expired(*change.item, now);
+    // Growing the table is the one step below that can fail (bad_alloc); take it before
+    // anything is charged or stored, so that a failure leaves items and memory as they were
+    // (the attempt above stays counted, as any failed command's does).
+    if (insert && !entry) shard.table.reserve_one();
+    const int64_t delta = static_cast<int64_t>(insert ? item_charge(*change.item) : 0) -
+                          static_cast<int64_t>(entry ? item_charge(*entry->item) : 0);
+    if (delta > 0) {
+      mem_after = impl.mem_used.fetch_add(delta, std::memory_order_relaxed) + delta;
+      if (mem_after > impl.memory_quota) {
+        impl.mem_used.fetch_sub(delta, std::memory_order_relaxed);
+        shortfall = static_cast<size_t>(mem_after - impl.memory_quota);
+        return rejected(Status::OutOfMemory);
+      }
+    } else if (delta < 0) {
+      impl.mem_used.fetch_sub(-delta, std::memory_order_relaxed);
+    }
+    shard.bytes += delta;
+
+    // Nothing below fails: the change is numbered and published.
+    if (cas != 0) counters.add(Counter::cas_hits);
+    if (change.item && change.stores_value) counters.add(Counter::total_items);
+    const uint64_t new_cas = impl.next_cas(shard);
+    const uint64_t seqno = request.vbucket ? request.vbucket->record_mutation() : 0;
+    if (change.item) {
+      Item& item = *change.item;
+      item.cas = new_cas;
+      if (request.vbucket) item.seqno = seqno;
+      if (change.new_revision) item.rev_seqno = (entry ? entry->item->rev_seqno : 0) + 1;
+      if (change.before_publish && *change.before_publish) {
+        (*change.before_publish)(unpublished_value(item), new_cas, seqno);
+      }
+    }
+
+    const size_t tombstones_before = entry && entry->item->deleted ? 1 : 0;
+    if (insert) {
+      if (entry) {
+        replaced = std::move(entry->item);
+        entry->item = change.item;
+      } else {
+        entry = &shard.table.insert(access.hash(), change.item);
+      }
+      entry->lock_deadline_ms = change.lock_until_ms;
+      entry->last_access_ms = now;
+      shard.tombstones += (change.item->deleted ? 1 : 0) - tombstones_before;
+      return {Status::Success, new_cas, seqno, std::move(change.item)};
+    }
+    if (entry) {
+      replaced = shard.table.erase(access.index());
+      shard.tombstones -= tombstones_before;
+    }
+    return {Status::Success, new_cas, seqno, nullptr};
+  }();
+  impl.signal_pressure_if_needed(mem_after, now);
+  return applied;
+}
+
+// The one path every mutation takes. A change that does not fit in the quota evicts what it
+// lacks (outside any shard lock) and is retried once, when the engine is set to; `decide`
+// is then called again, so it must compute its change afresh each time.
+template <class Decide>
+Applied mutate(Engine::Impl& impl, const MutationRequest& request, Decide&& decide) {
+  size_t shortfall = 0;
+  Applied applied = mutate_once(impl, request, decide, shortfall);
+  if (applied.status == Status::OutOfMemory && impl.evict_when_full &&
+      impl.evict(shortfall + kInlineEvictionSlack) >= shortfall) {
+    MutationRequest retry = request;
+    retry.command = Counter::Count;  // the attempt is counted once
+    applied = mutate_once(impl, retry, decide, shortfall);
+  }
+  return applied;
+}
+
+}  // namespace tern::engine
