@@ -9,6 +9,7 @@ namespace {
 using protocol::Opcode;
 using K = KeyRule;
 using A = Access;
+constexpr uint8_t X = kExtrasCheckedByHandler;
 
 constexpr CommandSpec kCommands[] = {
     // opcode                  extras    key           value  mutation access   handler
@@ -28,6 +29,22 @@ constexpr CommandSpec kCommands[] = {
     {Opcode::Delete,           {0, 0},   K::Required,  false, true,  A::Document, remove},
     {Opcode::Increment,        {20, 20}, K::Required,  false, true,  A::Document, arithmetic},
     {Opcode::Decrement,        {20, 20}, K::Required,  false, true,  A::Document, arithmetic},
+    // Sub-document: the value carries the path(s); decode_request checks the exact extras
+    // forms (single-path 3/4/7/8 bytes, multi-path 0/1/4/5).
+    {Opcode::SubdocGet,        {3, X},   K::Required,  true,  false, A::Document, subdoc_lookup},
+    {Opcode::SubdocExists,     {3, X},   K::Required,  true,  false, A::Document, subdoc_lookup},
+    {Opcode::SubdocGetCount,   {3, X},   K::Required,  true,  false, A::Document, subdoc_lookup},
+    {Opcode::SubdocMultiLookup, {0, X},  K::Required,  true,  false, A::Document, subdoc_lookup},
+    {Opcode::SubdocDictAdd,    {3, X},   K::Required,  true,  true,  A::Document, subdoc_mutation},
+    {Opcode::SubdocDictUpsert, {3, X},   K::Required,  true,  true,  A::Document, subdoc_mutation},
+    {Opcode::SubdocDelete,     {3, X},   K::Required,  true,  true,  A::Document, subdoc_mutation},
+    {Opcode::SubdocReplace,    {3, X},   K::Required,  true,  true,  A::Document, subdoc_mutation},
+    {Opcode::SubdocArrayPushLast, {3, X}, K::Required, true,  true,  A::Document, subdoc_mutation},
+    {Opcode::SubdocArrayPushFirst, {3, X}, K::Required, true, true,  A::Document, subdoc_mutation},
+    {Opcode::SubdocArrayInsert, {3, X},  K::Required,  true,  true,  A::Document, subdoc_mutation},
+    {Opcode::SubdocArrayAddUnique, {3, X}, K::Required, true, true,  A::Document, subdoc_mutation},
+    {Opcode::SubdocCounter,    {3, X},   K::Required,  true,  true,  A::Document, subdoc_mutation},
+    {Opcode::SubdocMultiMutation, {0, X}, K::Required, true,  true,  A::Document, subdoc_mutation},
     {Opcode::Flush,            {0, 4},   K::Forbidden, false, false, A::Bucket, flush},
     {Opcode::ObserveSeqno,     {0, 0},   K::Forbidden, true,  false, A::Bucket, observe_seqno},
     {Opcode::GetCollectionsManifest, {0, 0}, K::Forbidden, false, false, A::Bucket, get_collections_manifest},

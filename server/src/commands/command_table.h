@@ -22,9 +22,14 @@ enum class Access {
   Admin,          // an administrator (cluster control)
 };
 
+inline constexpr uint8_t kExtrasCheckedByHandler = 0xff;
+
 struct CommandSpec {
   protocol::Opcode opcode;  // the loud variant
-  uint8_t extras_lengths[2];  // the accepted extras lengths (equal when only one is)
+  // The accepted extras lengths (equal when only one is); {n, kExtrasCheckedByHandler}: any
+  // length from n up, for commands whose handler checks the exact forms (the sub-document
+  // commands take four each).
+  uint8_t extras_lengths[2];
   KeyRule key;
   bool takes_value;
   bool is_mutation;  // counts a seqno, may carry a durability requirement or preserve TTL

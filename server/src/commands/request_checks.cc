@@ -41,7 +41,9 @@ Status check_preserve_ttl(const CommandSpec& spec, std::span<const uint8_t> data
 Status check_shape(const CommandSpec& spec, const protocol::Frame& request,
                    const FeatureSet& features) {
   const size_t extras = request.extras.size();
-  if (extras != spec.extras_lengths[0] && extras != spec.extras_lengths[1]) {
+  if (spec.extras_lengths[1] == kExtrasCheckedByHandler ? extras < spec.extras_lengths[0]
+                                                         : extras != spec.extras_lengths[0] &&
+                                                               extras != spec.extras_lengths[1]) {
     return Status::Einval;
   }
   const size_t key = request.key.size();

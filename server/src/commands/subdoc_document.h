@@ -25,7 +25,8 @@
 // virtual XATTRs. So a view is used on the thread that loaded it, and loading another view on
 // that thread ends it. They hold the document's CURRENT state: a mutation goes on from a
 // spec's result with replace_body() / replace_xattrs(), and later specs (and lookups) run on
-// that. Values a lookup answered stay valid until the next load or replace on the thread.
+// that. Values a lookup answered stay valid until the next load or replace on the thread, or
+// the next lookup of a virtual attribute (which may rebuild their object).
 
 #include <cstdint>
 #include <span>
@@ -65,6 +66,10 @@ class SubdocDocument {
 
   // Loads the view of a document that does not exist (yet).
   void load_missing(uint64_t vbucket_uuid);
+
+  // Lets go of the document read (a view kept for its buffers must not keep an item the
+  // engine would free): the view is then a missing document's.
+  void release() { load_missing(0); }
 
   bool exists() const { return item_ != nullptr; }
   bool deleted() const { return meta_.deleted; }
@@ -107,11 +112,18 @@ class SubdocDocument {
 
  private:
   enum class Loaded : uint8_t { No, Yes, NotJson };
+  // The virtual attributes' object: not built, built, built with $document's value_crc32c
+  // (virtual_xattrs.h: only the lookups that may see it pay for reading the whole body).
+  enum class VirtualState : uint8_t { No, Yes, WithCrc32c };
 
   void reset(uint64_t vbucket_uuid);
+  // Whether this thread's JSON documents still hold what this view loaded into them; if
+  // another view has loaded since, claiming them makes this view load again on next use.
+  bool owns_thread_documents() const;
+  void claim_thread_documents();
   protocol::Status lookup_xattr(const subdoc::Spec& spec, std::string_view& value);
   protocol::Status lookup_body(const subdoc::Spec& spec, std::string_view& value);
-  const subdoc::JsonDocument& virtual_json();
+  const subdoc::JsonDocument& virtual_json(bool with_crc32c);
 
   engine::ItemPtr item_;
   bool locked_ = false;
@@ -119,12 +131,13 @@ class SubdocDocument {
   std::string_view body_;
   bool body_is_json_ = false;
   std::vector<xattr::Attribute> attributes_;
-  std::string xattrs_text_;
+  std::string xattrs_text_ = "{}";
+  uint64_t generation_ = 0;
   Loaded body_loaded_ = Loaded::No;
   bool xattrs_loaded_ = false;
-  bool virtual_loaded_ = false;
-  subdoc::Path path_;       // the spec being run's, reused
-  std::string scratch_;     // Count's answer
+  VirtualState virtual_crc32c_ = VirtualState::No;
+  subdoc::Path path_;    // the spec being run's, reused
+  std::string scratch_;  // Count's answer
 };
 
 // Reads the document a sub-document request addresses into `doc` (get_document, with
