@@ -28,13 +28,17 @@ void write_string(Writer& writer, std::string_view text) {
 void write_bucket_capabilities(Writer& writer, bool collections) {
   writer.Key("bucketCapabilitiesVer");
   writer.String("");
-  // Only what ternd implements: "xattr" and the "subdoc.*" ones wait for sub-document
-  // support; clients would otherwise send requests ternd rejects.
+  // Only what ternd implements, or clients would send requests ternd rejects: "xattr"
+  // (extended attributes, sub-document XATTR paths), "subdoc.AccessDeleted" (lookups and
+  // mutations of a tombstone's XATTRs). Not "subdoc.ReplicaRead" (no replica vbuckets to
+  // read), "subdoc.ReplaceBodyWithXattr" (opcode 0xd3) nor "tombstonedUserXAttrs".
   writer.Key("bucketCapabilities");
   writer.StartArray();
   for (const char* capability : {"cccp", "nodesExt", "touch", "cbhello"}) writer.String(capability);
   if (collections) writer.String("collections");
-  writer.String("durableWrite");
+  for (const char* capability : {"durableWrite", "xattr", "subdoc.AccessDeleted"}) {
+    writer.String(capability);
+  }
   writer.EndArray();
 }
 

@@ -41,7 +41,8 @@ class ClusterMap {
   // The map of a one-node cluster serving every vbucket as active with no replicas:
   // {"rev":R,"revEpoch":E,"name":..,"uuid":..,"nodeLocator":"vbucket",
   //  "bucketCapabilitiesVer":"","bucketCapabilities":["cccp","nodesExt","touch","cbhello",
-  //  ("collections",)"durableWrite"],"collectionsManifestUid":"<hex>",
+  //  ("collections",)"durableWrite","xattr","subdoc.AccessDeleted"],
+  //  "collectionsManifestUid":"<hex>",
   //  "nodes":[{"hostname":"$HOST:<mgmt>","ports":{"direct":<kv>}}],
   //  "nodesExt":[{"services":{"kv":<kv>},"thisNode":true,"hostname":"$HOST"}],
   //  "vBucketServerMap":{"hashAlgorithm":"CRC","numReplicas":0,"serverList":["$HOST:<kv>"],

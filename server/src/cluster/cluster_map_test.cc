@@ -52,7 +52,7 @@ TEST(ClusterMap, SingleNodeFieldByField) {
   EXPECT_STREQ(doc["bucketCapabilitiesVer"].GetString(), "");
   EXPECT_EQ(strings(doc["bucketCapabilities"]),
             (std::vector<std::string>{"cccp", "nodesExt", "touch", "cbhello", "collections",
-                                      "durableWrite"}));
+                                      "durableWrite", "xattr", "subdoc.AccessDeleted"}));
   EXPECT_STREQ(doc["collectionsManifestUid"].GetString(), "2a");
 
   const auto& nodes = doc["nodes"];
@@ -94,7 +94,8 @@ TEST(ClusterMap, SingleNodeWithoutCollections) {
   const rapidjson::Document doc = parse_json(map.json());
   const std::vector<std::string> capabilities = strings(doc["bucketCapabilities"]);
   EXPECT_EQ(capabilities,
-            (std::vector<std::string>{"cccp", "nodesExt", "touch", "cbhello", "durableWrite"}));
+            (std::vector<std::string>{"cccp", "nodesExt", "touch", "cbhello", "durableWrite",
+                                      "xattr", "subdoc.AccessDeleted"}));
 }
 
 TEST(ClusterMap, SingleNodeOtherVBucketCounts) {

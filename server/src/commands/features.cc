@@ -20,9 +20,8 @@ bool is_supported(Feature feature) {
     case Feature::SyncReplication:
     case Feature::Collections:
     case Feature::PreserveTtl:
+    case Feature::Xattr:  // extended attributes: sub-document XATTR paths, XATTR datatype
       return true;
-    case Feature::Xattr:  // extended attributes come with sub-document support
-      return false;
   }
   return false;
 }

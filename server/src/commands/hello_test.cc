@@ -27,14 +27,14 @@ TEST_F(HelloTest, AnswersTheSupportedSubsetOfWhatTheSdkAsksInItsOrder) {
   EXPECT_EQ(answer.opaque, kOpaque);
   EXPECT_EQ(answer.datatype, 0);
   EXPECT_TRUE(answer.extras.empty() && answer.key.empty());
-  // XATTR (0x06), VAttr (0x15), SubdocCreateAsDeleted (0x17) and the codes ternd has no
-  // name for are left out; everything else, in the order asked.
-  EXPECT_EQ(answer.value, u16_list({0x03, 0x04, 0x07, 0x08, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e,
-                                    0x0f, 0x10, 0x11, 0x12, 0x14}));
+  // VAttr (0x15), SubdocCreateAsDeleted (0x17) and the codes ternd has no name for are left
+  // out; everything else, in the order asked.
+  EXPECT_EQ(answer.value, u16_list({0x03, 0x04, 0x06, 0x07, 0x08, 0x0a, 0x0b, 0x0c, 0x0d,
+                                    0x0e, 0x0f, 0x10, 0x11, 0x12, 0x14}));
   for (uint16_t code : u16s_of(answer.value)) {
     EXPECT_TRUE(c.session().features.has(static_cast<Feature>(code))) << code;
   }
-  EXPECT_FALSE(c.session().features.has(Feature::Xattr));
+  EXPECT_TRUE(c.session().features.has(Feature::Xattr));
 }
 
 TEST_F(HelloTest, KeepsTheRequestOrderNotTheNumericOne) {
@@ -56,12 +56,12 @@ TEST_F(HelloTest, DropsClustermapChangeNotificationWithoutDuplex) {
   EXPECT_TRUE(c.session().features.has(Feature::ClustermapChangeNotification));
 }
 
-TEST_F(HelloTest, LeavesOutXattrAndUnknownCodes) {
+TEST_F(HelloTest, LeavesOutUnknownCodes) {
   Connection& c = connect();
-  // 0x43 and 0x4b alias TCPNODELAY and JSON in a 64-bit set indexed modulo 64: they must not
-  // turn those on.
+  // 0x43 and 0x4b alias TCPNODELAY and JSON in a 64-bit set indexed modulo 64, 0x46 XATTR:
+  // they must not turn those on.
   const Response answer =
-      c.hello_codes({0x06, 0x01, 0x02, 0x13, 0x15, 0x1e, 0x43, 0x4b, 0xffff});
+      c.hello_codes({0x01, 0x02, 0x13, 0x15, 0x1e, 0x43, 0x46, 0x4b, 0xffff});
   EXPECT_EQ(answer.status, Status::Success);
   EXPECT_EQ(answer.value, "");
   for (uint16_t code : {0x03, 0x06, 0x0b}) {
