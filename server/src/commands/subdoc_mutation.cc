@@ -44,10 +44,23 @@ struct MutationScratch {
   std::string answer;
 };
 
-MutationScratch& scratch() {
-  thread_local MutationScratch instance;
-  return instance;
-}
+// This thread's scratch, for one request: the view lets go of the document it read when the
+// request ends, so an idle thread keeps no item alive.
+class ScratchLease {
+ public:
+  ScratchLease() : scratch_(instance()) {}
+  ~ScratchLease() { scratch_.doc.release(); }
+  ScratchLease(const ScratchLease&) = delete;
+  ScratchLease& operator=(const ScratchLease&) = delete;
+  MutationScratch* operator->() const { return &scratch_; }
+
+ private:
+  static MutationScratch& instance() {
+    thread_local MutationScratch scratch;
+    return scratch;
+  }
+  MutationScratch& scratch_;
+};
 
 // Why the document as read cannot be mutated (Success when it can). `read` is what
 // read_subdoc_document answered.
@@ -114,9 +127,9 @@ Outcome subdoc_mutation(const Command& cmd) {
     return Outcome::Continue;
   }
 
-  MutationScratch& reused = scratch();
-  SubdocDocument& doc = reused.doc;
-  MutationApplier& applier = reused.applier;
+  const ScratchLease reused;
+  SubdocDocument& doc = reused->doc;
+  MutationApplier& applier = reused->applier;
   engine::Engine& engine = cmd.documents();
   const uint64_t request_cas = cmd.request.cas;
   const uint64_t vbucket_uuid = cmd.vbucket != nullptr ? cmd.vbucket->uuid() : 0;
@@ -132,7 +145,7 @@ Outcome subdoc_mutation(const Command& cmd) {
 
     const MutationPlan& plan = applier.run(doc, request);
     if (plan.status != Status::Success) {
-      answer_failure(cmd, request, plan, reused.answer);
+      answer_failure(cmd, request, plan, reused->answer);
       return Outcome::Continue;
     }
 
@@ -160,7 +173,7 @@ Outcome subdoc_mutation(const Command& cmd) {
     const engine::MutationResult written =
         engine.write_document(cmd.key(), write, cmd.mutation_options());
     if (written.status == engine::Status::Success) {
-      answer_success(cmd, request, plan, written, reused.answer);
+      answer_success(cmd, request, plan, written, reused->answer);
       return Outcome::Continue;
     }
     const bool raced = written.status == engine::Status::CasMismatch ||
