@@ -61,7 +61,7 @@ void SubdocDocument::reset(uint64_t vbucket_uuid) {
 
 void SubdocDocument::load_missing(uint64_t vbucket_uuid) { reset(vbucket_uuid); }
 
-Status SubdocDocument::load(const engine::GetResult& read, const engine::Engine& engine,
+Status SubdocDocument::load(const engine::GetResult& read, engine::Engine& engine,
                             uint64_t vbucket_uuid) {
   reset(vbucket_uuid);
   item_ = read.item;
@@ -91,6 +91,13 @@ Status SubdocDocument::load(const engine::GetResult& read, const engine::Engine&
   meta_.seqno = item.seqno;
   meta_.rev_seqno = item.rev_seqno;
   meta_.expiry = engine.expiry_unix_seconds(item);
+  if (item.deleted) {
+    // A tombstone's expiry is when it may be purged; GET_META knows when it was removed.
+    const engine::MetaResult removed = engine.get_meta(item.key());
+    if (removed.status == engine::Status::Success && removed.deleted && removed.cas == item.cas) {
+      meta_.expiry = removed.expiry;
+    }
+  }
   meta_.flags = item.flags;
   meta_.datatype = item.datatype;
   meta_.deleted = item.deleted;

@@ -48,7 +48,9 @@ struct DocumentMeta {
   uint64_t cas = 0;  // as a read reports it: engine::Engine::kLockedCas while locked
   uint64_t seqno = 0;
   uint64_t rev_seqno = 0;
-  uint32_t expiry = 0;  // absolute Unix seconds; 0: never (Engine::expiry_unix_seconds)
+  // Absolute Unix seconds; 0: never (Engine::expiry_unix_seconds). For a tombstone: when
+  // the document was removed, as GET_META reports it (and Couchbase's $document does).
+  uint32_t expiry = 0;
   uint32_t flags = 0;
   uint8_t datatype = 0;  // as stored: the XATTR bit when it has attributes
   bool deleted = false;
@@ -61,7 +63,7 @@ class SubdocDocument {
   // tombstone, and whether it is locked. `vbucket_uuid` is its vbucket's, for $document.
   // Einternal when the stored XATTR section is malformed or an attribute's value is not
   // JSON: nothing valid can be said of such a document.
-  protocol::Status load(const engine::GetResult& read, const engine::Engine& engine,
+  protocol::Status load(const engine::GetResult& read, engine::Engine& engine,
                         uint64_t vbucket_uuid);
 
   // Loads the view of a document that does not exist (yet).

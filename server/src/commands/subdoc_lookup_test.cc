@@ -436,6 +436,11 @@ TEST_F(SubdocLookupTest, ATombstoneIsReadOnlyWithAccessDeleted) {
   EXPECT_EQ(answer.cas, cas);
   EXPECT_EQ(results_of(answer),
             (std::vector<Result>{ok(R"("3-abc")"), ok("true"), ok(R"(["_sync"])")}));
+  // Its exptime is when it was removed, as GET_META reports it.
+  answer = one(multi("doc", {{kGet, "$document.exptime", kXattr}}, kAccessDeleted));
+  EXPECT_EQ(results_of(answer),
+            std::vector<Result>{ok(std::to_string(engine_.get_meta("doc").expiry))});
+  EXPECT_NE(engine_.get_meta("doc").expiry, 0u);
 
   // A failing spec: SubdocMultiPathFailureDeleted. The body is gone: no JSON, no GetDoc.
   answer = one(multi("doc", {{kGet, "_sync.rev", kXattr}, {kGet, "user", kXattr},
