@@ -4,11 +4,10 @@
 #include <simdjson.h>
 
 #include "subdoc/json_document.h"
+#include "subdoc/json_text.h"
 
 namespace tern::subdoc {
 namespace {
-
-bool is_json_whitespace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 // The bytes a JSON value can start with.
 bool can_start_json(char c) {

@@ -20,8 +20,9 @@
 
 namespace tern::subdoc {
 
-// Couchbase's nesting limit: a document deeper than this answers DocE2deep, a value that
-// would make it deeper ValueEtoodeep.
+// Couchbase's nesting limit, in levels: the root is level 1, a member's or element's value
+// one level below its container (scalars count). A path reaching below it answers DocE2deep,
+// a value that would reach below it ValueEtoodeep.
 inline constexpr size_t kMaxDepth = 32;
 
 enum class Lookup : uint8_t {
@@ -51,18 +52,24 @@ class JsonDocument {
   JsonDocument& operator=(const JsonDocument&) = delete;
 
   // Copies `json` in and indexes it. Success, or SubdocDocNotJson when it is not one JSON
-  // value (a document that fails to load leaves the object empty).
+  // value (a document that fails to load leaves the object empty). Indexing checks UTF-8 and
+  // that strings close; the rest of the grammar is checked where operations walk (a full
+  // validation would cost a full parse: stored JSON was validated when it was stored).
   protocol::Status load(std::string_view json);
 
   // The loaded document's text.
   std::string_view text() const;
 
   // Runs a lookup. On Success, `value` views the answer: for Get the value's bytes inside
-  // text(), for Count decimal text held in `scratch`, for Exists nothing.
-  // Failures: SubdocPathEnoent (no such member or element), SubdocPathMismatch (the path
-  // asks a member of a non-object, an element of a non-array, or Count of a primitive),
-  // SubdocDocE2deep (the walk meets nesting deeper than kMaxDepth), SubdocPathEinval (an
-  // empty path for Get or Count).
+  // text() (whitespace around it excluded, inside it kept), for Count decimal text held in
+  // `scratch`, for Exists nothing. The empty path names the document: Exists answers Success
+  // and Count counts the root's members or elements (kv_engine allows both).
+  // Failures: SubdocPathEnoent (no such member or element; [-1] of an empty array),
+  // SubdocPathMismatch (the path asks a member of a non-object, an element of a non-array,
+  // or Count of a primitive), SubdocDocE2deep (the path reaches below level kMaxDepth, the
+  // root being level 1), SubdocPathEinval (an empty path for Get), SubdocDocNotJson (the walk
+  // meets text that is not JSON). Keys are compared with the document's keys unescaped; of
+  // two equal keys the first counts.
   protocol::Status lookup(Lookup op, const Path& path, std::string_view& value,
                           std::string& scratch) const;
 
@@ -71,12 +78,21 @@ class JsonDocument {
   // decimal text. The loaded document itself is not changed: load `out` to go on from it.
   // `create_parents` creates missing objects along the path (and, for the array pushes, the
   // array itself) instead of answering SubdocPathEnoent.
-  // Failures, besides lookup()'s: SubdocPathEexists, SubdocValueCantinsert (the value is
-  // not JSON, not the one value the operation takes, or not a primitive for ArrayAddUnique),
-  // SubdocValueEtoodeep, SubdocNumErange (the counter's current value or the result does not
-  // fit in int64), SubdocDeltaEinval (the delta is zero, not an integer or out of range),
-  // SubdocPathEinval (an empty path, a path whose last component does not suit the operation:
-  // ArrayInsert needs an index, [-1] for it too, the dictionary operations a key).
+  // The value goes in byte for byte as given. Parents are created as objects, never as
+  // array positions; created keys are written JSON-escaped.
+  // Failures, besides lookup()'s: SubdocPathEexists (DictAdd's member is there;
+  // ArrayAddUnique's value is, compared as written), SubdocValueCantinsert (the value is
+  // empty or only whitespace, not JSON, not the one value DictAdd, DictUpsert and Replace
+  // take, a malformed comma-separated list for the pushes and ArrayInsert, not a primitive for
+  // ArrayAddUnique; or the counter's result overflows int64, as kv_engine answers),
+  // SubdocValueEtoodeep (the value would reach below level kMaxDepth), SubdocNumErange (the
+  // counter's current value does not fit in int64), SubdocDeltaEinval (the delta is empty,
+  // zero, not a plain decimal integer or out of int64), SubdocPathMismatch also for an array
+  // operation on a non-array, ArrayAddUnique on an array holding an object or array before an
+  // equal element, Counter on anything but an integer; SubdocPathEinval (an empty path except
+  // for ArrayPushLast, ArrayPushFirst and ArrayAddUnique on a root array, a path whose last
+  // component does not suit the operation: ArrayInsert needs an index, [-1] not allowed, the
+  // dictionary operations a key).
   protocol::Status mutate(Mutation op, const Path& path, std::string_view value,
                           bool create_parents, std::string& out, std::string& result) const;
 
