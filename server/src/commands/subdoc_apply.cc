@@ -52,12 +52,12 @@ const MutationPlan& MutationApplier::run(SubdocDocument& doc, const subdoc::Requ
   plan_ = MutationPlan{};
   body_ = Body::Stored;
   body_is_json_ = doc.body_is_json();
-  raw_body_ = {};
+  body_text_ = {};
   xattrs_changed_ = false;
   delete_body_ = false;
 
   const bool creating = !doc.exists();
-  if (creating) start_new_document(doc, request);
+  if (creating) start_new_document(request);
   const bool was_deleted = creating ? request.has(subdoc::kDocCreateAsDeleted) : doc.deleted();
   const bool stays_deleted = was_deleted && !request.has(subdoc::kDocReviveDocument);
 
@@ -93,7 +93,7 @@ const MutationPlan& MutationApplier::run(SubdocDocument& doc, const subdoc::Requ
   return plan_;
 }
 
-void MutationApplier::start_new_document(SubdocDocument& doc, const subdoc::Request& request) {
+void MutationApplier::start_new_document(const subdoc::Request& request) {
   body_ = Body::Empty;
   body_is_json_ = false;
   // A tombstone holds only XATTRs.
@@ -101,8 +101,9 @@ void MutationApplier::start_new_document(SubdocDocument& doc, const subdoc::Requ
   for (const subdoc::Spec& spec : request.spec_list()) {
     if (is_whole_document(spec.op)) continue;
     const std::string_view root = root_for(spec);
-    if (!root.empty() && doc.replace_body(root) == Status::Success) {
-      body_ = Body::InJson;
+    if (!root.empty()) {
+      body_ = Body::Text;
+      body_text_ = root;
       body_is_json_ = true;
     }
     return;
@@ -137,14 +138,9 @@ Status MutationApplier::run_body_spec(SubdocDocument& doc, const subdoc::Spec& s
   switch (spec.op) {
     case SpecOp::SetDoc:
       // Any bytes make a body; the datatype says whether they are JSON.
+      body_ = Body::Text;
+      body_text_ = spec.value;
       body_is_json_ = subdoc::is_json(spec.value);
-      if (body_is_json_ && doc.replace_body(spec.value) == Status::Success) {
-        body_ = Body::InJson;
-      } else {
-        body_is_json_ = false;
-        body_ = Body::Raw;
-        raw_body_ = spec.value;
-      }
       return Status::Success;
     case SpecOp::DeleteDoc:
       body_ = Body::Empty;
@@ -156,15 +152,23 @@ Status MutationApplier::run_body_spec(SubdocDocument& doc, const subdoc::Spec& s
   }
   // Couchbase goes by the datatype: a body not stored as JSON takes no path.
   if (!body_is_json_) return Status::SubdocDocNotJson;
+  Status status = Status::Success;
+  if (body_ == Body::Text) {
+    // The view copies the text in, so body_spliced_ is free for this spec's result.
+    status = doc.replace_body(body_text_);
+    if (status != Status::Success) return status;
+  }
   const subdoc::JsonDocument* json = nullptr;
-  Status status = doc.body_json(json);
+  status = doc.body_json(json);
   if (status != Status::Success) return status;
   status = subdoc::parse_path(spec.path, path_);
   if (status != Status::Success) return status;
-  status = json->mutate(mutation_of(spec.op), path_, spec.value, create_parents, spliced_, result);
+  status = json->mutate(mutation_of(spec.op), path_, spec.value, create_parents, body_spliced_,
+                        result);
   if (status != Status::Success) return status;
-  body_ = Body::InJson;
-  return doc.replace_body(spliced_);
+  body_ = Body::Text;
+  body_text_ = body_spliced_;
+  return Status::Success;
 }
 
 Status MutationApplier::expanded_value(SubdocDocument& doc, const subdoc::Spec& spec,
@@ -187,18 +191,11 @@ Status MutationApplier::expanded_value(SubdocDocument& doc, const subdoc::Spec& 
   return Status::Success;
 }
 
-std::string_view MutationApplier::current_body(SubdocDocument& doc) const {
+std::string_view MutationApplier::current_body(const SubdocDocument& doc) const {
   switch (body_) {
-    case Body::Stored:
-      return doc.body();
-    case Body::InJson: {
-      const subdoc::JsonDocument* json = nullptr;
-      return doc.body_json(json) == Status::Success ? json->text() : std::string_view{};
-    }
-    case Body::Raw:
-      return raw_body_;
-    case Body::Empty:
-      return {};
+    case Body::Stored: return doc.body();
+    case Body::Text: return body_text_;
+    case Body::Empty: return {};
   }
   return {};
 }

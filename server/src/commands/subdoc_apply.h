@@ -76,15 +76,16 @@ class MutationApplier {
   const MacroExpansion& macros() const { return macros_; }
 
  private:
-  // What the body currently is, spec after spec.
+  // Where the current body is, spec after spec. A body that changed is loaded into the
+  // view's JSON document only when a later spec needs to walk it: the last change of a
+  // request is never indexed, only copied into the stored value.
   enum class Body : uint8_t {
-    Stored,    // the document's as read (doc.body())
-    InJson,    // the text of doc.body_json(): a mutation's result, a SetDoc's JSON, a root
-    Raw,       // raw_body_: a SetDoc's bytes that are not JSON
-    Empty,     // DeleteDoc's, a tombstone's, or a new document's without a root
+    Stored,  // the document's as read (doc.body(); the view loads it on first use)
+    Text,    // body_text_: a mutation's result, a SetDoc's bytes, a new document's root
+    Empty,   // DeleteDoc's, a tombstone's, or a new document's without a root
   };
 
-  void start_new_document(SubdocDocument& doc, const subdoc::Request& request);
+  void start_new_document(const subdoc::Request& request);
   protocol::Status run_spec(SubdocDocument& doc, const subdoc::Spec& spec, bool create_parents,
                             std::string& result);
   protocol::Status run_xattr_spec(SubdocDocument& doc, const subdoc::Spec& spec,
@@ -93,18 +94,19 @@ class MutationApplier {
                                  bool create_parents, std::string& result);
   protocol::Status expanded_value(SubdocDocument& doc, const subdoc::Spec& spec,
                                   std::string_view& value);
-  std::string_view current_body(SubdocDocument& doc) const;
+  std::string_view current_body(const SubdocDocument& doc) const;
   void build_value(SubdocDocument& doc);
 
   MutationPlan plan_;
   Body body_ = Body::Stored;
   bool body_is_json_ = false;
-  std::string_view raw_body_;
+  std::string_view body_text_;
   bool xattrs_changed_ = false;
   bool delete_body_ = false;
 
   subdoc::Path path_;
-  std::string spliced_;
+  std::string spliced_;       // the XATTRs object a spec made
+  std::string body_spliced_;  // the body a spec made
   std::string results_[subdoc::kMaxSpecs];
   std::string value_;
   std::vector<subdoc::JsonDocument::Member> members_;
