@@ -12,6 +12,7 @@
 #include <memory>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "couchbase_session.h"
 #include "ternd_process.h"
@@ -54,9 +55,9 @@ std::unique_ptr<TerndProcess> HelloFeaturesTest::server_;
 
 TEST_F(HelloFeaturesTest, HelloAcknowledgesOnlyWhatItImplementsEachOnceInOrder) {
   CouchbaseSession session(server_->port());
-  // XATTR (0x06) and an unassigned code (0x7777) are refused by leaving them out.
+  // An unassigned code (0x7777) is refused by leaving it out.
   const auto answer = session.hello({kXerror, kXattr, 0x7777, kJson, kXerror, kCollections});
-  EXPECT_EQ(answer, (std::vector<uint16_t>{kXerror, kJson, kCollections}));
+  EXPECT_EQ(answer, (std::vector<uint16_t>{kXerror, kXattr, kJson, kCollections}));
   // ClustermapChangeNotification needs Duplex.
   EXPECT_EQ(session.hello({kClustermapChangeNotification}), std::vector<uint16_t>{});
   EXPECT_EQ(session.hello({kDuplex, kClustermapChangeNotification}),
@@ -124,6 +125,40 @@ TEST_F(HelloFeaturesTest, MutationSeqnoAddsVbucketUuidAndGrowingSeqnoToMutations
   Response later = with->call(store(Opcode::Set, "seqno", "4"));
   ASSERT_EQ(later.extras.size(), 16u);
   EXPECT_GT(read_be64(later.extras, 8), read_be64(deleted.extras, 8) + 2);
+}
+
+// A multi-lookup as the official SDKs send a get with expiry: $document.exptime and
+// $document.flags (XATTR paths), then the whole body.
+Request get_with_expiry(const std::string& key) {
+  std::string specs;
+  for (const auto& [op, flags, path] : std::vector<std::tuple<uint8_t, uint8_t, std::string>>{
+           {0xc5, 0x04, "$document.exptime"}, {0xc5, 0x04, "$document.flags"}, {0x00, 0, ""}}) {
+    specs += static_cast<char>(op);
+    specs += static_cast<char>(flags);
+    specs += static_cast<char>(path.size() >> 8);
+    specs += static_cast<char>(path.size() & 0xff);
+    specs += path;
+  }
+  return simple(Opcode::SubdocMultiLookup, key, specs);
+}
+
+TEST_F(HelloFeaturesTest, XattrLetsSubDocumentPathsAddressExtendedAttributes) {
+  auto with = open({kXerror, kXattr, kJson});
+  auto without = open({kXerror, kJson});
+  ASSERT_EQ(with->call(store(Opcode::Set, "xattr-doc", R"({"a":1})", 0x2a)).status,
+            Status::Success);
+
+  const Response answer = with->call(get_with_expiry("xattr-doc"));
+  ASSERT_EQ(answer.status, Status::Success);
+  // Per spec: status u16, length u32, value.
+  std::string expected;
+  for (const std::string value : {"0", "42", R"({"a":1})"}) {
+    expected += std::string(2, '\0') + be32(static_cast<uint32_t>(value.size())) + value;
+  }
+  EXPECT_EQ(answer.value, expected);
+
+  // Without the feature a client may not name an XATTR path.
+  EXPECT_EQ(without->call(get_with_expiry("xattr-doc")).status, Status::NotSupported);
 }
 
 TEST_F(HelloFeaturesTest, XerrorSendsLockedWhereClassicClientsGetKeyExists) {
