@@ -22,8 +22,9 @@
 //
 // The JSON documents behind a view belong to its thread (JsonDocument keeps its buffers, so
 // a steady load allocates nothing): one for the body, one for the XATTRs, one for the
-// virtual XATTRs. So a view is used on the thread that loaded it, and loading another view on
-// that thread ends it. They hold the document's CURRENT state: a mutation goes on from a
+// virtual XATTRs. So a view is used on the thread that loaded it; when another view loads
+// on that thread, this one loads its stored document again on next use (losing what
+// replace_*() put there). They hold the document's CURRENT state: a mutation goes on from a
 // spec's result with replace_body() / replace_xattrs(), and later specs (and lookups) run on
 // that. Values a lookup answered stay valid until the next load or replace on the thread, or
 // the next lookup of a virtual attribute (which may rebuild their object).
