@@ -12,8 +12,7 @@ Outcome arithmetic(const Command& cmd) {
   const uint32_t expiry = protocol::load_be32(cmd.extras() + 16);
   const engine::ArithmeticResult result =
       cmd.documents().arithmetic(cmd.key(), cmd.opcode == protocol::Opcode::Increment, delta,
-                            initial, expiry, cmd.request.cas,
-                            engine::MutationOptions{.preserve_ttl = cmd.preserve_ttl});
+                                 initial, expiry, cmd.request.cas, cmd.mutation_options());
   if (result.status != engine::Status::Success) {
     cmd.reply.error(to_wire(result.status));
     return Outcome::Continue;
@@ -23,6 +22,7 @@ Outcome arithmetic(const Command& cmd) {
   cmd.reply.success(ReplyBody{
       .value = Command::as_text(counter),
       .cas = result.cas,
+      .seqno = result.seqno,
   });
   return Outcome::Continue;
 }

@@ -133,7 +133,8 @@ Outcome Dispatcher::execute(const protocol::Frame& received, Session& session,
                                  .reply = reply,
                                  .stat_providers = providers_,
                                  .document_key = key.stored,
-                                 .preserve_ttl = frame_requests.preserve_ttl});
+                                 .preserve_ttl = frame_requests.preserve_ttl,
+                                 .vbucket = context.mutated_vbucket});
   } catch (const std::bad_alloc&) {
     out.resize(answered);
     reply.error(Status::Enomem);

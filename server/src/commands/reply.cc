@@ -77,22 +77,16 @@ bool Reply::silent(Status status) const {
 }
 
 void Reply::success(const ReplyBody& body, Status status) {
-  if (context_.mutated_vbucket == nullptr) {
-    if (!silent(Status::Success)) append(status, body);
-    return;
-  }
-  // Counted even when a quiet mutation stays silent: the seqno is the vbucket's, not the
-  // answer's.
-  engine::VBucket& vbucket = *context_.mutated_vbucket;
-  const uint64_t seqno = vbucket.record_mutation();
   if (silent(Status::Success)) return;
-  if (!context_.features.has(Feature::MutationSeqno)) {
+  if (context_.mutated_vbucket == nullptr || !context_.features.has(Feature::MutationSeqno)) {
     append(status, body);
     return;
   }
+  // The token names the mutation: this history of its vbucket, and the seqno the engine
+  // gave it.
   uint8_t token[16];
-  protocol::store_be64(token, vbucket.uuid());
-  protocol::store_be64(token + 8, seqno);
+  protocol::store_be64(token, context_.mutated_vbucket->uuid());
+  protocol::store_be64(token + 8, body.seqno);
   ReplyBody with_token = body;
   with_token.extras = token;
   append(status, with_token);

@@ -6,9 +6,9 @@
 // - the connection's features: statuses a client without XERROR does not know are mapped
 //   down to classic ones; the JSON datatype bit is cleared for clients that did not ask for
 //   JSON; with Tracing every answer carries the server's duration (magic 0x18);
-// - mutations: with MutationSeqno a successful one's
-//   answer carries the vbucket uuid and that seqno as extras. The engine numbers the seqno
-//   (engine::MutationOptions::vbucket); the handler passes it on in ReplyBody::seqno.
+// - mutations: with MutationSeqno a successful one's answer carries its vbucket's uuid and
+//   its seqno as extras. The engine numbers the seqno (engine::MutationOptions::vbucket),
+//   quiet mutations' too; the handler passes it on in ReplyBody::seqno.
 
 #include <cstdint>
 #include <span>
@@ -35,7 +35,7 @@ struct ReplyBody {
 // What the answers to one request depend on beyond the request itself.
 struct ReplyContext {
   FeatureSet features;
-  // Set for a mutation: its success is counted on this vbucket.
+  // Set for a mutation: the vbucket whose uuid its answer's token carries.
   engine::VBucket* mutated_vbucket = nullptr;
   // When the request was received (steady nanoseconds), for the Tracing frame.
   int64_t received_ns = 0;

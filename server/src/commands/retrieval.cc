@@ -1,7 +1,9 @@
-// GET and its relatives: every hit answers with 4 bytes of flags, the value and its CAS.
+// GET and its relatives: every hit answers with 4 bytes of flags, the body and its CAS.
 #include "commands/command.h"
 #include "commands/engine_status.h"
 #include "protocol/codec.h"
+#include "protocol/datatype.h"
+#include "xattr/blob.h"
 
 namespace tern::commands {
 
@@ -22,12 +24,18 @@ Outcome answer(const Command& cmd, const engine::GetResult& result) {
     return Outcome::Continue;
   }
   const engine::Item& item = *result.item;
+  // A plain read answers the body only: XATTRs are read with sub-document lookups.
+  xattr::Split parts;
+  if (!xattr::split(item.value(), item.datatype, parts)) {
+    cmd.reply.error(protocol::Status::Einternal);  // never stored so: the commands check
+    return Outcome::Continue;
+  }
   uint8_t flags[4];
   protocol::store_be32(flags, item.flags);
   cmd.reply.success(ReplyBody{.extras = flags,
                               .key = echoes_key(cmd.opcode) ? Command::as_text(cmd.request.key) : std::string_view{},
-                              .value = item.value(),
-                              .datatype = item.datatype,
+                              .value = parts.body,
+                              .datatype = static_cast<uint8_t>(item.datatype & ~protocol::datatype::kXattr),
                               .cas = item.cas});
   return Outcome::Continue;
 }

@@ -106,7 +106,7 @@ struct DocumentWrite {
   // Called under the key's lock once the new item's CAS and seqno are known, before anyone
   // can see the item, with its value bytes to overwrite in place (macro expansion writes
   // the CAS and seqno into placeholders of fixed width). May be empty.
-  std::function<void(std::span<char> value, uint64_t cas, uint64_t seqno)> before_publish;
+  std::function<void(std::span<char> value, uint64_t cas, uint64_t seqno)> before_publish = {};
 };
 
 enum class StoreMode { Set, Add, Replace };
