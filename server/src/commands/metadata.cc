@@ -35,8 +35,9 @@ Outcome get_meta(const Command& cmd) {
   return Outcome::Continue;
 }
 
-// A replica vbucket's copy; this node keeps no replicas of its own, so only a vbucket an
-// administrator set to replica state reaches here (others answered NotMyVbucket already).
+// A replica vbucket's copy, answered as GET answers (the body only, without XATTRs); this
+// node keeps no replicas of its own, so only a vbucket an administrator set to replica state
+// reaches here (others answered NotMyVbucket already).
 Outcome get_replica(const Command& cmd) { return get(cmd); }
 
 // The value is the vbucket uuid the client knows. The answer: format u8 (0: that uuid is
