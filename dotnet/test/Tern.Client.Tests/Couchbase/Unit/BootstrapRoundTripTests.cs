@@ -12,7 +12,7 @@ public class BootstrapRoundTripTests
 {
     private static readonly HelloFeature[] Requested =
     [
-        HelloFeature.TcpNoDelay, HelloFeature.MutationSeqno, HelloFeature.Xerror, HelloFeature.SelectBucket,
+        HelloFeature.TcpNoDelay, HelloFeature.MutationSeqno, HelloFeature.Xattr, HelloFeature.Xerror, HelloFeature.SelectBucket,
         HelloFeature.Snappy, HelloFeature.Json, HelloFeature.Duplex, HelloFeature.ClustermapChangeNotification,
         HelloFeature.Tracing, HelloFeature.AltRequestSupport, HelloFeature.SyncReplication,
         HelloFeature.Collections, HelloFeature.PreserveTtl,

@@ -18,7 +18,7 @@ internal sealed class FakeCouchbaseNode : IAsyncDisposable
     /// <summary>Everything the SDK asks for: the node acknowledges what it both asks for and supports.</summary>
     public static readonly HelloFeature[] AllFeatures =
     [
-        HelloFeature.TcpNoDelay, HelloFeature.MutationSeqno, HelloFeature.Xerror, HelloFeature.SelectBucket,
+        HelloFeature.TcpNoDelay, HelloFeature.MutationSeqno, HelloFeature.Xattr, HelloFeature.Xerror, HelloFeature.SelectBucket,
         HelloFeature.Snappy, HelloFeature.Json, HelloFeature.Duplex, HelloFeature.ClustermapChangeNotification,
         HelloFeature.Tracing, HelloFeature.AltRequestSupport, HelloFeature.SyncReplication,
         HelloFeature.Collections, HelloFeature.PreserveTtl,
