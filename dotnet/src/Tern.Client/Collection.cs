@@ -18,7 +18,7 @@ namespace Tern.Client;
 /// on a named collection, for its id (<see cref="Exceptions.CollectionNotFoundException"/> when
 /// it does not exist); later ones go straight out.
 /// </summary>
-public sealed class Collection
+public sealed partial class Collection
 {
     private readonly Keyspace _keyspace;
     private readonly ClusterOptions _options;
@@ -39,13 +39,17 @@ public sealed class Collection
     /// <summary>Counters and append/prepend, which work on raw bytes.</summary>
     public BinaryCollection Binary { get; }
 
-    /// <summary>Reads a document; <see cref="Exceptions.DocumentNotFoundException"/> if it does not exist.</summary>
+    /// <summary>
+    /// Reads a document; <see cref="Exceptions.DocumentNotFoundException"/> if it does not exist. With
+    /// <see cref="GetOptions.WithExpiry"/> or <see cref="GetOptions.Projection"/> the read is a
+    /// sub-document lookup, as in the official SDKs.
+    /// </summary>
     public ValueTask<GetResult> GetAsync(string key, GetOptions? options = null) =>
-        Read(Opcode.Get, key, 0, missIsResult: false, options ?? Defaults<GetOptions>.Value);
+        Get(key, missIsResult: false, options ?? Defaults<GetOptions>.Value);
 
     /// <summary>Reads a document; a missing one is a normal result with <see cref="GetResult.Found"/> false.</summary>
     public ValueTask<GetResult> TryGetAsync(string key, GetOptions? options = null) =>
-        Read(Opcode.Get, key, 0, missIsResult: true, options ?? Defaults<GetOptions>.Value);
+        Get(key, missIsResult: true, options ?? Defaults<GetOptions>.Value);
 
     /// <summary>Reads a document and sets its expiry.</summary>
     public ValueTask<GetResult> GetAndTouchAsync(string key, TimeSpan expiry, GetAndTouchOptions? options = null) =>
@@ -169,6 +173,9 @@ public sealed class Collection
 
     /// <summary>The cluster's clock, which dates expiries beyond 30 days.</summary>
     internal TimeProvider TimeProvider => _options.TimeProvider;
+
+    private ValueTask<GetResult> Get(string key, bool missIsResult, GetOptions options) =>
+        options.NeedsLookupIn ? GetThroughLookupIn(key, missIsResult, options) : Read(Opcode.Get, key, 0, missIsResult, options);
 
     private ValueTask<GetResult> Read(Opcode opcode, string key, uint argument, bool missIsResult, TranscodingOptions options) =>
         Send(GetOperation.Create(opcode, key, CollectionId, argument, missIsResult, options.Transcoder ?? _options.Transcoder), options);

@@ -46,6 +46,12 @@ public sealed class GetResult : IDisposable
 
     public Datatype Datatype { get; }
 
+    /// <summary>
+    /// When the document expires (UTC), read with <see cref="GetOptions.WithExpiry"/>; null when it
+    /// never expires or when the expiry was not asked for.
+    /// </summary>
+    public DateTime? ExpiryTime { get; internal init; }
+
     public int ContentLength => _length;
 
     /// <summary>The raw content, valid until Dispose.</summary>

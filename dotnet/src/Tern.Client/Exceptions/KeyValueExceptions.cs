@@ -23,9 +23,5 @@ public sealed class ValueTooLargeException(string key)
 public sealed class TemporaryFailureException(string key, ushort status)
     : TernException($"temporary failure (status 0x{status:x2}) for key '{Describe(key)}'", key);
 
-/// <summary>INCREMENT/DECREMENT of a value that is not a decimal number.</summary>
-public sealed class DeltaInvalidException(string key)
-    : TernException($"counter operation on a non-numeric value: key '{Describe(key)}'", key);
-
 /// <summary>The server does not support the command (e.g. GET_LOCKED on plain memcached).</summary>
 public sealed class FeatureNotAvailableException(string message, string? key = null) : TernException(message, key);
