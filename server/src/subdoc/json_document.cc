@@ -1,6 +1,6 @@
 #include "subdoc/json_document.h"
 
-#include <charconv>
+#include <algorithm>
 #include <cstring>
 
 #include "subdoc/document_state.h"
@@ -14,10 +14,25 @@ using simdjson::ondemand::json_type;
 JsonDocument::JsonDocument() : state_(std::make_unique<State>()) {}
 JsonDocument::~JsonDocument() = default;
 
+namespace {
+
+// simdjson's On-Demand parser keeps about six bytes per byte of the largest document it has
+// indexed (structural positions, a buffer for unescaping). After a document larger than this
+// the next smaller one starts from fresh buffers, so that one large document (they may reach
+// 20 MB) does not pin that memory on the thread for good.
+constexpr size_t kKeptCapacity = size_t{1} << 20;
+
+}  // namespace
+
 Status JsonDocument::load(std::string_view json) {
   State& state = *state_;
   state.loaded = false;
   state.size = 0;
+  if (json.size() <= kKeptCapacity && state.capacity > kKeptCapacity + simdjson::SIMDJSON_PADDING) {
+    state.buffer.reset();
+    state.capacity = 0;
+    state.parser = simdjson::ondemand::parser{};
+  }
   const size_t needed = json.size() + simdjson::SIMDJSON_PADDING;
   if (needed > state.capacity) {
     // Grow by half again, so that a document growing by small mutations is not recopied

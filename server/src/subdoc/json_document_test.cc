@@ -610,6 +610,14 @@ TEST(JsonDocumentTest, MutationsChainThroughLoadingTheirOutput) {
   ASSERT_EQ(document.load(R"({"k":"v"})"), Status::Success);
   ASSERT_EQ(document.lookup(Lookup::Get, parsed("k"), value, scratch), Status::Success);
   EXPECT_EQ(value, R"("v")");
+  // Past a megabyte the buffers are let go at the next smaller document.
+  std::string huge = R"({"pad":")" + std::string(3 << 20, 'x') + R"(","k":1})";
+  ASSERT_EQ(document.load(huge), Status::Success);
+  ASSERT_EQ(document.lookup(Lookup::Get, parsed("k"), value, scratch), Status::Success);
+  EXPECT_EQ(value, "1");
+  ASSERT_EQ(document.load(R"({"k":2})"), Status::Success);
+  ASSERT_EQ(document.lookup(Lookup::Get, parsed("k"), value, scratch), Status::Success);
+  EXPECT_EQ(value, "2");
 }
 
 TEST(JsonDocumentTest, MembersListsTheTopLevelInDocumentOrder) {

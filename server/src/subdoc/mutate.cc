@@ -4,7 +4,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include <charconv>
+#include <string>
 
 #include "subdoc/counter.h"
 #include "subdoc/document_state.h"
