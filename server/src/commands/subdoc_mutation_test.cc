@@ -309,6 +309,8 @@ const std::vector<OperationCase>& operation_cases() {
        R"({"a":1})"},
       {"PathTooDeep", R"({"a":1})", {{kDictUpsert, deep_path(33), "1", kParents}},
        Status::SubdocPathE2big, 0, R"({"a":1})"},
+      {"PathOver1024Bytes", R"({"a":1})", {{kDictUpsert, std::string(1025, 'p'), "1"}},
+       Status::SubdocPathE2big, 0, R"({"a":1})"},
       // Multi-path: specs run in order on what the previous ones left; the first failure
       // names its index and nothing changes.
       {"SpecsSeeEachOthersChanges", R"({})",
@@ -395,6 +397,9 @@ TEST_F(SubdocMutationTest, BodyPathsNeedAJsonBody) {
   EXPECT_EQ(answer.status, Status::SubdocMultiPathFailure);
   EXPECT_EQ(answer.value, failure_body(0, Status::SubdocDocNotJson));
   EXPECT_EQ(one(single("raw", {kCounter, "n", "1"})).status, Status::SubdocDocNotJson);
+  // JSON stored without the client saying so has the JSON datatype all the same.
+  ASSERT_EQ(connection_.set("json", R"({"a":1})").status, Status::Success);
+  EXPECT_EQ(one(single("json", {kCounter, "a", "1"})).value, "2");
   // SetDoc takes any bytes; the datatype follows them.
   EXPECT_EQ(one(multi("raw", {{kSetDoc, "", R"({"a":1})"}})).status, Status::Success);
   EXPECT_EQ(stored("raw").datatype, protocol::datatype::kJson);
