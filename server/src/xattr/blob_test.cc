@@ -25,6 +25,13 @@ void PrintTo(const Attribute& a, std::ostream* out) { *out << a.key << '=' << a.
 
 namespace {
 
+// Test names show each table row by its name, not its bytes.
+template <class Row>
+  requires requires(const Row& row) { row.name; }
+void PrintTo(const Row& row, std::ostream* out) {
+  *out << row.name;
+}
+
 std::string be32(uint32_t v) {
   return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
           static_cast<char>(v)};
