@@ -7,7 +7,8 @@
 // document or serializes one.
 //
 // Not thread-safe. Keep one per thread and reuse it: its buffers grow to the largest document
-// it has held and stay, so a steady load allocates nothing.
+// it has held and stay, so a steady load allocates nothing (after a document over 1 MB, the
+// next smaller one lets them go, so that one large document does not pin its memory).
 
 #include <cstddef>
 #include <memory>
@@ -63,7 +64,7 @@ class JsonDocument {
   // Runs a lookup. On Success, `value` views the answer: for Get the value's bytes inside
   // text() (whitespace around it excluded, inside it kept), for Count decimal text held in
   // `scratch`, for Exists nothing. The empty path names the document: Exists answers Success
-  // and Count counts the root's members or elements (kv_engine allows both).
+  // and Count counts the root's members or elements (kv_engine's GET_COUNT takes it).
   // Failures: SubdocPathEnoent (no such member or element; [-1] of an empty array),
   // SubdocPathMismatch (the path asks a member of a non-object, an element of a non-array,
   // or Count of a primitive), SubdocDocE2deep (the path reaches below level kMaxDepth, the
