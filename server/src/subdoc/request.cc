@@ -112,7 +112,6 @@ Status check_spec(const OpRules& rules, const Spec& spec, uint8_t doc_flags, boo
   if (single && rules.takes_value == spec.value.empty()) return Status::Einval;
   if ((spec.path_flags & ~rules.path_flags) != 0) return Status::Einval;
   if ((doc_flags & ~rules.doc_flags) != 0) return Status::Einval;
-  if (spec.path.size() > kMaxPathBytes) return Status::Einval;
   if (rules.whole_document && !spec.path.empty()) return Status::Einval;
   if (const Status xattr = check_xattr_rules(spec, mutation); xattr != Status::Success) {
     return xattr;

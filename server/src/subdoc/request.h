@@ -97,8 +97,7 @@ struct Request {
 // - Einval: extras lengths other than those above (lookups take no expiry); unknown doc
 //   flags (ReplicaRead too: replica reads are not served); value lengths that do not add up
 //   (a spec or path running past the value, a single-path path longer than the value); a
-//   path over kMaxPathBytes (Couchbase refuses it whole; only a path with too many
-//   components answers SubdocPathE2big, per spec, when it runs); a value missing where the
+//   value missing where the
 //   operation takes one, or present where it takes none; path flags the operation does not
 //   take (CreateParents on a lookup, Replace or ArrayInsert; ExpandMacros on ArrayAddUnique
 //   or Counter; any flag on the whole-document operations); doc flags the operation does
