@@ -6,10 +6,11 @@ Session::Session(Node& node)
     : sasl(node.users(), node.settings().allow_plain_auth), node_(node) {
   bucket = node.initial_bucket();
   authenticated_ = node.settings().open_access;
-  // memcached clients never say HELLO and must see what they always saw: every status, the
-  // datatype they stored, and alt requests taken as they always were. A HELLO starts over.
+  // memcached clients never say HELLO and must see what they always saw: every status, raw
+  // datatypes (memcached keeps none, and the JSON bit ternd gives JSON values is for clients
+  // that ask for it), and alt requests taken as they always were. A HELLO starts over.
   if (node.settings().open_access) {
-    for (Feature feature : {Feature::Xerror, Feature::Json, Feature::AltRequestSupport,
+    for (Feature feature : {Feature::Xerror, Feature::AltRequestSupport,
                             Feature::SyncReplication, Feature::PreserveTtl}) {
       features.add(feature);
     }
