@@ -144,11 +144,25 @@ MutationResult Engine::store(StoreMode mode, std::string_view key, std::string_v
                              if (mode == StoreMode::Replace && !current) {
                                return fail(Status::NotFound);
                              }
+                             // A whole new body keeps the document's extended attributes
+                             // (Couchbase's rule: transactions and replication keep their
+                             // metadata there), unless the value brings its own.
+                             std::shared_ptr<Item> stored = item;
+                             if (current && (current->datatype & kXattr) != 0 &&
+                                 (datatype & kXattr) == 0) {
+                               const std::string_view kept = parts_of(*current).attributes;
+                               if (kept.size() + value.size() > config_.max_item_size) {
+                                 return fail(Status::TooBig);
+                               }
+                               stored = make_item(key, {kept, value});
+                               stored->flags = flags;
+                               stored->datatype = datatype | kXattr;
+                             }
                              // Set on every attempt: a retry may find the document gone.
-                             item->expiry_ms = options.preserve_ttl && current
-                                                   ? current->expiry_ms
-                                                   : deadline;
-                             return publish(item);
+                             stored->expiry_ms = options.preserve_ttl && current
+                                                     ? current->expiry_ms
+                                                     : deadline;
+                             return publish(std::move(stored));
                            });
   return {applied.status, applied.cas, applied.seqno};
 }

@@ -101,8 +101,10 @@ struct DocumentWrite {
   bool deleted = false;
   // The CAS of what the value was computed from: the live document or, when the read asked
   // for deleted documents, its tombstone. 0 when there was neither: then the key must still
-  // have no live document (a tombstone that appeared since is replaced).
+  // have no live document, and with read_deleted no tombstone either (one that appeared
+  // since is a change the value was not computed from); without it a tombstone is replaced.
   uint64_t expected_cas = 0;
+  bool read_deleted = false;  // the read included tombstones (get_document's include_deleted)
   // Called under the key's lock once the new item's CAS and seqno are known, before anyone
   // can see the item, with its value bytes to overwrite in place (macro expansion writes
   // the CAS and seqno into placeholders of fixed width). May be empty.
@@ -183,7 +185,9 @@ class Engine {
   // item accepts only a mutation carrying its lock CAS (else Locked), which unlocks it.
   // Value over max_item_size: TooBig. Over the quota with nothing evictable: OutOfMemory.
   // options.preserve_ttl: SET and REPLACE of a live document keep its expiry; ADD only ever
-  // creates, so it always takes `expiry`.
+  // creates, so it always takes `expiry`. SET and REPLACE of a live document with extended
+  // attributes keep them (xattr/blob.h) in front of the new body, unless `datatype` says the
+  // value brings its own; the whole must fit in max_item_size.
   MutationResult store(StoreMode mode, std::string_view key, std::string_view value,
                        uint32_t flags, uint32_t expiry, uint8_t datatype, uint64_t cas,
                        MutationOptions options = {});

@@ -60,6 +60,31 @@ TEST_F(XattrDocumentTest, ARemoveWithoutSystemAttributesKeepsNothing) {
   EXPECT_EQ(engine_.mem_used(), item_charge(4, 0) + item_charge(5, 0));
 }
 
+TEST_F(XattrDocumentTest, SetAndReplaceOfABareBodyKeepTheAttributes) {
+  store_with("k", kUserAndSystem, R"({"body":1})");
+  ASSERT_EQ(engine_.store(StoreMode::Set, "k", R"({"body":2})", 7, 0, kJson, 0).status,
+            Status::Success);
+  EXPECT_EQ(stored("k")->value(), kUserAndSystem + R"({"body":2})");
+  EXPECT_EQ(stored("k")->datatype, kXattr | kJson);
+  EXPECT_EQ(stored("k")->flags, 7u);
+  ASSERT_EQ(engine_.store(StoreMode::Replace, "k", "raw", 0, 0, 0, 0).status, Status::Success);
+  EXPECT_EQ(stored("k")->value(), kUserAndSystem + "raw");
+  EXPECT_EQ(stored("k")->datatype, kXattr);
+}
+
+TEST_F(XattrDocumentTest, AValueWithItsOwnAttributesReplacesThem) {
+  store_with("k", kUserAndSystem, "1");
+  store_with("k", kUserOnly, "2");
+  EXPECT_EQ(stored("k")->value(), kUserOnly + "2");
+}
+
+TEST_F(XattrDocumentTest, KeptAttributesCountTowardsTheItemSize) {
+  store_with("k", kUserAndSystem, "1");
+  const std::string body(engine_.config().max_item_size - kUserAndSystem.size() + 1, 'x');
+  EXPECT_EQ(engine_.store(StoreMode::Set, "k", body, 0, 0, 0, 0).status, Status::TooBig);
+  EXPECT_EQ(stored("k")->value(), kUserAndSystem + "1");
+}
+
 TEST_F(XattrDocumentTest, AppendChangesOnlyTheBody) {
   store_with("k", kUserAndSystem, "[1,2", kXattr);
   ASSERT_EQ(engine_.concat(ConcatMode::Append, "k", ",3]", 0).status, Status::Success);
