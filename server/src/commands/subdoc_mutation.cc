@@ -161,6 +161,7 @@ Outcome subdoc_mutation(const Command& cmd) {
         .expected_cas = !doc.exists()      ? 0
                         : request_cas != 0 ? request_cas
                                            : doc.item()->cas,
+        .read_deleted = request.has(subdoc::kDocAccessDeleted),
         // The ${Mutation.CAS} and ${Mutation.seqno} placeholders, filled in under the lock.
         .before_publish = nullptr,
     };

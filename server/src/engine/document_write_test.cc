@@ -127,6 +127,18 @@ TEST_F(DocumentWriteTest, ATombstoneIsReplacedWhetherItWasReadOrNot) {
   EXPECT_EQ(engine_.stats().curr_items, 1u);
 }
 
+// Two creations that read the key with its tombstones and found nothing: the second must
+// not overwrite the tombstone the first created (transactions' staged inserts rely on it).
+TEST_F(DocumentWriteTest, ATombstoneThatAppearedSinceAReadWithTombstonesIsExists) {
+  ASSERT_EQ(engine_.write_document("k", {.value = "first", .deleted = true, .read_deleted = true})
+                .status,
+            Status::Success);
+  EXPECT_EQ(engine_.write_document("k", {.value = "second", .deleted = true, .read_deleted = true})
+                .status,
+            Status::Exists);
+  EXPECT_EQ(read("k")->value(), "first");
+}
+
 TEST_F(DocumentWriteTest, AStaleTombstoneCasIsACasMismatch) {
   set("k", "v");
   const uint64_t first = engine_.remove("k", 0).cas;

@@ -41,8 +41,9 @@ MutationResult Engine::write_document(std::string_view key, const DocumentWrite&
        .vbucket = options.vbucket,
        .include_deleted = true},
       [&](const ItemPtr& current, ShardCounters&, int64_t now) {
-        // Read as absent, but a document appeared since.
-        if (write.expected_cas == 0 && current && !current->deleted) {
+        // Read as absent, but a document (or a tombstone the read would have seen) appeared
+        // since: two creations racing must not both succeed.
+        if (write.expected_cas == 0 && current && (!current->deleted || write.read_deleted)) {
           return fail(Status::Exists);
         }
         // Set on every attempt: a retry may find the document gone.
