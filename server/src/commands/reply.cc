@@ -61,8 +61,16 @@ Status classic_status(Status status) {
     case Status::Eaccess: return Status::AuthError;
     case Status::SyncWriteInProgress: return Status::Etmpfail;
     case Status::SyncWriteReCommitInProgress: return Status::Etmpfail;
-    default: return Status::Einval;
+    default: break;
   }
+  // The sub-document statuses predate XERROR: a client that sends sub-document commands
+  // knows them, and Couchbase sends them as they are (it remaps only engine errors).
+  const auto code = static_cast<uint16_t>(status);
+  if (code >= static_cast<uint16_t>(Status::SubdocPathEnoent) &&
+      code <= static_cast<uint16_t>(Status::SubdocInvalidXattrOrder)) {
+    return status;
+  }
+  return Status::Einval;
 }
 
 Reply::Reply(const protocol::Frame& request, std::vector<uint8_t>& out,

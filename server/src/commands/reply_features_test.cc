@@ -38,6 +38,16 @@ TEST(ClassicStatusTest, MapsNewerStatusesDownAsCouchbaseDoes) {
   EXPECT_EQ(classic_status(Status::UnknownFrameInfo), Status::Einval);
 }
 
+// Couchbase sends them as they are, XERROR or not: they are older than XERROR.
+TEST(ClassicStatusTest, LeavesSubdocStatusesAlone) {
+  for (Status subdoc : {Status::SubdocPathEnoent, Status::SubdocMultiPathFailure,
+                        Status::SubdocSuccessDeleted, Status::SubdocMultiPathFailureDeleted,
+                        Status::SubdocInvalidXattrOrder}) {
+    EXPECT_EQ(classic_status(subdoc), subdoc);
+  }
+  EXPECT_EQ(classic_status(Status::SubdocXattrUnknownVattrMacro), Status::Einval);
+}
+
 TEST(ClassicStatusTest, LeavesClassicStatusesAlone) {
   for (Status classic : {Status::Success, Status::KeyEnoent, Status::KeyEexists, Status::E2big,
                          Status::Einval, Status::NotStored, Status::DeltaBadval,
