@@ -87,7 +87,12 @@ const MutationPlan& MutationApplier::run(SubdocDocument& doc, const subdoc::Requ
     plan_.status = Status::SubdocDeletedDocumentCantHaveValue;
     return plan_;
   }
-  build_value(doc);
+  // The attributes' object always lists its members (every spec left it an object), but
+  // were it not to, writing part of them would lose the rest: nothing is written then.
+  if (const Status built = build_value(doc); built != Status::Success) {
+    plan_.status = built;
+    return plan_;
+  }
   plan_.deleted = delete_body_ || stays_deleted;
   plan_.reports_deleted = stays_deleted;
   return plan_;
@@ -200,12 +205,12 @@ std::string_view MutationApplier::current_body(const SubdocDocument& doc) const 
   return {};
 }
 
-void MutationApplier::build_value(SubdocDocument& doc) {
+Status MutationApplier::build_value(SubdocDocument& doc) {
   attributes_.clear();
   if (xattrs_changed_) {
     // The object's members are the attributes; load() and the key rules keep its member
     // names plain (nothing escaped), so they are the keys as stored.
-    doc.xattrs_json().members(members_);
+    if (doc.xattrs_json().members(members_) != Status::Success) return Status::Einternal;
     for (const auto& member : members_) attributes_.push_back({member.key, member.value});
   } else {
     const std::span<const xattr::Attribute> stored = doc.attributes();
@@ -235,6 +240,7 @@ void MutationApplier::build_value(SubdocDocument& doc) {
   plan_.section_bytes = section_bytes;
   plan_.datatype = static_cast<uint8_t>((section_bytes > 0 ? protocol::datatype::kXattr : 0) |
                                         (body_is_json_ && !body.empty() ? protocol::datatype::kJson : 0));
+  return Status::Success;
 }
 
 }  // namespace tern::commands

@@ -95,7 +95,7 @@ class MutationApplier {
   protocol::Status expanded_value(SubdocDocument& doc, const subdoc::Spec& spec,
                                   std::string_view& value);
   std::string_view current_body(const SubdocDocument& doc) const;
-  void build_value(SubdocDocument& doc);
+  protocol::Status build_value(SubdocDocument& doc);
 
   MutationPlan plan_;
   Body body_ = Body::Stored;

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include <simdjson.h>
+
 namespace tern::subdoc {
 namespace {
 
@@ -97,6 +99,8 @@ class PathParser {
 
 protocol::Status parse_path(std::string_view text, Path& out) {
   if (text.size() > kMaxPathBytes) return protocol::Status::SubdocPathE2big;
+  // Keys are written into documents that say they are JSON: they must be valid UTF-8.
+  if (!simdjson::validate_utf8(text.data(), text.size())) return protocol::Status::SubdocPathEinval;
   return PathParser(text, out).parse();
 }
 

@@ -36,10 +36,10 @@ struct PathComponent {
 using Path = std::vector<PathComponent>;
 
 // Parses text into out (cleared first). Returns Success, SubdocPathE2big (over kMaxPathBytes,
-// or more than kMaxPathComponents components) or SubdocPathEinval (anything malformed: an
-// empty key, an unclosed bracket or backtick, a position that is not a number or is negative
-// other than -1, text after a closing bracket that is neither '.' nor '['). On failure out is
-// left unspecified.
+// or more than kMaxPathComponents components) or SubdocPathEinval (anything malformed: bytes
+// that are not UTF-8, an empty key, an unclosed bracket or backtick, a position that is not a
+// number or is negative other than -1, text after a closing bracket that is neither '.' nor
+// '['). On failure out is left unspecified.
 protocol::Status parse_path(std::string_view text, Path& out);
 
 }  // namespace tern::subdoc

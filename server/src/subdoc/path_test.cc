@@ -55,7 +55,8 @@ INSTANTIATE_TEST_SUITE_P(Paths, InvalidPathTest,
                          ::testing::Values(".a", "a.", "a..b", "a.[0]", "a[", "a[]", "a[x]", "a[1x]",
                                            "a[ 1]", "a[-2]", "a[--1]", "a[+1]", "a]", "a[0]b",
                                            "a[0]]", "`", "`a", "``", "`a`b", "a`b`", "a.``",
-                                           "a[99999999999999999999]"));
+                                           "a[99999999999999999999]", "\xff", "a.\xc3",
+                                           "`\xed\xa0\x80`"));
 
 TEST(PathLimitsTest, APathOfTheLongestLengthParsesAndOneByteMoreIsE2big) {
   Path path;
