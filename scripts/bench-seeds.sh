@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Usage: bench-seeds.sh [BenchmarkDotNet arguments]
-# Runs the SDK's seed benchmarks (OpCompletion, Stopwatch, WriteKey) in Release and prints
-# their three tables. The job is SeedConfig's short one (1 launch, 3 warm-up and 20 measured
+# Runs the SDK's seed benchmarks (OpCompletion, Stopwatch, WriteKey, SubdocEncode) in Release
+# and prints their tables. The job is SeedConfig's short one (1 launch, 3 warm-up and 20 measured
 # iterations of ~250 ms), about 4 minutes on 2 cores; pass `--job default` for full-length runs.
 # BenchmarkDotNet's full log is kept in build/bench-seeds/run.log.
 set -euo pipefail
@@ -23,7 +23,7 @@ if ! (cd "$project" && dotnet bin/Release/net10.0/Tern.Benchmarks.dll \
   echo "bench-seeds: BenchmarkDotNet failed; full log in $out/run.log" >&2
   exit 1
 fi
-for table in OpCompletion Stopwatch WriteKey; do
+for table in OpCompletion Stopwatch WriteKey SubdocEncode; do
   report=$(ls "$out"/results/*"${table}Benchmarks-report-github.md" 2>/dev/null || true)
   if [ -z "$report" ]; then
     echo "bench-seeds: no $table table; see $out/run.log" >&2
