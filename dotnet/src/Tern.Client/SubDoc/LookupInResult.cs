@@ -69,15 +69,7 @@ public sealed class LookupInResult : IDisposable
     public T? ContentAs<T>(int index, JsonTypeInfo<T> typeInfo) => JsonSerializer.Deserialize(Content(index), typeInfo);
 
     /// <summary>The index of the first spec with this path, or -1.</summary>
-    public int IndexOf(string path)
-    {
-        for (var i = 0; i < _count; i++)
-        {
-            if (_outcomes[i].Path == path)
-                return i;
-        }
-        return -1;
-    }
+    public int IndexOf(string path) => SpecOutcomes.IndexOf(((ReadOnlySpan<SpecOutcome>)_outcomes)[.._count], path);
 
     public void Dispose()
     {

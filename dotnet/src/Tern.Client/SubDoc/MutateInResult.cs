@@ -50,15 +50,7 @@ public sealed class MutateInResult : IDisposable
         Content(index) is { IsEmpty: false } content ? JsonSerializer.Deserialize(content, typeInfo) : default;
 
     /// <summary>The index of the first spec with this path, or -1.</summary>
-    public int IndexOf(string path)
-    {
-        for (var i = 0; i < _count; i++)
-        {
-            if (_outcomes[i].Path == path)
-                return i;
-        }
-        return -1;
-    }
+    public int IndexOf(string path) => SpecOutcomes.IndexOf(((ReadOnlySpan<SpecOutcome>)_outcomes)[.._count], path);
 
     public void Dispose()
     {

@@ -21,6 +21,17 @@ internal struct SpecOutcome
 internal struct SpecOutcomes
 {
     private SpecOutcome _first;
+
+    /// <summary>The index of the first of <paramref name="outcomes"/> with this path, or -1.</summary>
+    public static int IndexOf(ReadOnlySpan<SpecOutcome> outcomes, string path)
+    {
+        for (var i = 0; i < outcomes.Length; i++)
+        {
+            if (outcomes[i].Path == path)
+                return i;
+        }
+        return -1;
+    }
 }
 
 /// <summary>For each position on the wire, the caller's index of the spec sent there (XATTR specs go first).</summary>
