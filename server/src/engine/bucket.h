@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 
 #include "cluster/cluster_map.h"
@@ -19,8 +20,10 @@
 #include "cluster/vbucket_of.h"
 #include "common/clock.h"
 #include "engine/engine.h"
+#include "engine/persistence.h"
 #include "engine/vbucket.h"
 #include "executor/task.h"
+#include "storage/store.h"
 
 namespace tern::engine {
 
@@ -43,6 +46,21 @@ class Bucket {
   // The vbucket with this id, or nullptr if there is no such vbucket (id >= kVBucketCount).
   VBucket* vbucket(uint16_t id) { return id < cluster::kVBucketCount ? &vbuckets_[id] : nullptr; }
 
+  // All kVBucketCount vbuckets, by id.
+  std::span<VBucket> vbuckets() { return {vbuckets_.get(), cluster::kVBucketCount}; }
+
+  // Makes the bucket persistent (type couchbase): `store` holds its documents on disk. Call
+  // once, before serving and before Persistence::start(); the engine's Config must have
+  // `persistent` set.
+  void make_persistent(std::unique_ptr<storage::Store> store);
+
+  // The store and its tasks; null for an ephemeral bucket.
+  Persistence* persistence() { return persistence_.get(); }
+
+  // Whether data commands may run: always for an ephemeral bucket, once warmup is done for
+  // a persistent one (until then they answer Etmpfail).
+  bool warm() const { return !persistence_ || persistence_->warm(); }
+
   // Sets a vbucket's state (SET_VBUCKET); false if there is no such vbucket.
   bool set_vbucket_state(uint16_t id, cluster::VBucketState state);
 
@@ -62,6 +80,7 @@ class Bucket {
   std::unique_ptr<VBucket[]> vbuckets_;
   mutable std::mutex map_mutex_;  // guards the pointer, not the map: readers share the map
   std::shared_ptr<const cluster::ClusterMap> map_;
+  std::unique_ptr<Persistence> persistence_;
 };
 
 }  // namespace tern::engine

@@ -14,6 +14,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "common/clock.h"
 #include "engine/item.h"
@@ -38,6 +39,10 @@ struct Config {
   // deleted rather than unknown (Couchbase's metadata purge interval); afterwards the expiry
   // pager purges it. 0 keeps no tombstones: a remove forgets the key at once.
   uint32_t metadata_purge_seconds = 60 * 60;
+  // A persistent (Couchbase) bucket: every published change, tombstones included, is also
+  // queued for the flusher (take_dirty()), and only items already on disk may be evicted.
+  // Off: an ephemeral bucket, memory only.
+  bool persistent = false;
 };
 
 class VBucket;
@@ -85,6 +90,11 @@ struct MutationOptions {
   // next seqno under the key's lock, so a key's seqnos grow in the order its changes were
   // published; the item keeps it (Item::seqno) and the result returns it. Null: no seqno.
   VBucket* vbucket = nullptr;
+  // A durable write that must be on disk before it counts (persistent buckets only): the
+  // change is numbered (CAS, seqno) and queued for the flusher as any other, but held aside
+  // instead of published. Reads keep seeing the key's committed document, and every other
+  // mutation of the key answers SyncWriteInProgress, until commit_prepared() publishes it.
+  bool prepare = false;
 };
 
 // A whole new value for a document, computed from the document as a get_document() read
@@ -236,6 +246,36 @@ class Engine {
 
   // When a live item expires, in absolute Unix seconds (0: never), as GET_META reports it.
   uint32_t expiry_unix_seconds(const Item& item) const;
+
+  // --- Persistence (Config::persistent): the flusher's, warmup's and durability's hooks. ---
+
+  // Moves the changes queued since the last call (every item published or prepared, in the
+  // order each key's changes happened) to the end of `out`. The items are as published: a
+  // document or a tombstone, with its vbucket and seqno.
+  void take_dirty(std::vector<ItemPtr>& out);
+
+  // Changes queued and not yet taken (STAT ep_queue_size).
+  size_t dirty_count() const;
+
+  // Called when a change is queued and the queues were empty since the last take_dirty():
+  // once per batch, not per write. It runs on the writing thread with no engine lock held,
+  // so it must be quick: wake the flusher asynchronously.
+  void set_dirty_listener(std::function<void()> listener);
+
+  // Publishes the key's prepared item (MutationOptions::prepare) if it is the one with this
+  // CAS, keeping its CAS and seqno, in place of whatever the key holds; it is charged to the
+  // quota even past it (it is on disk and was acknowledged: it cannot be refused now).
+  // Returns false when the key has no such prepared item.
+  bool commit_prepared(std::string_view key, uint64_t cas);
+
+  // Durable writes held aside now (STAT: durability pending).
+  size_t prepared_count() const;
+
+  // Warmup: inserts an item read from disk as it was stored (CAS, seqnos, expiry, deleted),
+  // already persisted, unless the key already has an item. Raises the CAS counters past its
+  // CAS, so that later CAS values stay unique. Returns false, inserting nothing, when it does
+  // not fit below the low watermark: warmup then stops loading.
+  bool restore(std::shared_ptr<Item> item);
 
   // --- Hooks for background tasks (expiry pager, item pager). ---
 

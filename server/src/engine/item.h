@@ -2,6 +2,7 @@
 // A stored document. Items are immutable once published: a mutation publishes a new item,
 // so a reader holding an ItemPtr can keep using it after the key changes or goes away.
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -23,12 +24,18 @@ struct Item {
   // named no vbucket: MutationOptions::vbucket).
   uint64_t seqno = 0;
   uint32_t flags = 0;
+  // The vbucket of the mutation that published this item (MutationOptions::vbucket; 0 when
+  // it named none): where a persistent bucket stores it.
+  uint16_t vbucket = 0;
   uint8_t datatype = 0;
   // A tombstone: what a remove leaves of the document (key, metadata, and as its value only
   // the system extended attributes it had, xattr/blob.h), so that GET_META can report it
   // deleted and sub-document requests that ask for deleted documents can read and change
   // those attributes. Every other operation treats a tombstone as absent.
   bool deleted = false;
+  // Set by the flusher once the item is on disk (persistent buckets): the item pager may
+  // then evict it. The one field that changes after publishing.
+  mutable std::atomic<bool> persisted{false};
 };
 
 using ItemPtr = std::shared_ptr<const Item>;

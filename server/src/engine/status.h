@@ -20,6 +20,9 @@ enum class Status : uint8_t {
   Locked,       // the document is locked and the request lacks the lock's CAS
   NotLocked,    // UNLOCK of a document that is not locked
   OutOfMemory,  // the change does not fit in the memory quota, even after eviction
+  // A durable write of the key waits for persistence (MutationOptions::prepare); no other
+  // mutation of the key may run until it is committed.
+  SyncWriteInProgress,
 };
 
 // The enumerator's name ("NotFound"), for logs and test messages.

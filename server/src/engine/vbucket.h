@@ -38,10 +38,25 @@ class alignas(64) VBucket {  // one cache line each: neighbours are written by o
   // The seqno of the latest mutation (0 before any).
   uint64_t high_seqno() const { return seqno_.load(std::memory_order_acquire); }
 
+  // Persistent buckets: every mutation numbered up to this seqno is on disk (the flusher
+  // advances it after each batch). Ephemeral buckets leave it 0.
+  uint64_t persisted_seqno() const { return persisted_seqno_.load(std::memory_order_acquire); }
+  void set_persisted_seqno(uint64_t seqno) {
+    persisted_seqno_.store(seqno, std::memory_order_release);
+  }
+
+  // Warmup: carries on numbering after `seqno`, the highest found on disk, which is then
+  // also the persisted seqno. Call before the vbucket serves anything.
+  void restore_seqno(uint64_t seqno) {
+    seqno_.store(seqno, std::memory_order_release);
+    persisted_seqno_.store(seqno, std::memory_order_release);
+  }
+
  private:
   std::atomic<cluster::VBucketState> state_{cluster::VBucketState::Dead};  // until given one
   std::atomic<uint64_t> uuid_{0};
   std::atomic<uint64_t> seqno_{0};
+  std::atomic<uint64_t> persisted_seqno_{0};
 };
 
 }  // namespace tern::engine

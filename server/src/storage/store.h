@@ -1,0 +1,101 @@
+#pragma once
+// A bucket's documents on disk: one RocksDB database per bucket. The engine keeps every
+// document in memory and hands the flusher's batches here; warmup and background fetches
+// read them back. The store knows nothing of the engine: it takes and gives plain Records.
+//
+// Key layout: the vbucket (2 bytes, big-endian), then the engine's document key, which for
+// any collection but the default starts with a 0x00 byte and the collection id as LEB128
+// (commands/request_checks.h). Beside each value go its CAS, seqno, rev seqno, flags,
+// expiry, datatype and deleted flag (record_codec.h). Each vbucket's persisted high seqno is
+// kept under a key of its own, outside the documents' key range.
+//
+// Thread-safe: the flusher writes while readers (warmup, background fetch) read.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tern::storage {
+
+// One document or tombstone as it is stored. The views point into memory the caller owns
+// (write) or that lives until the callback returns (scan, get).
+struct Record {
+  uint16_t vbucket = 0;
+  std::string_view key;    // the engine's document key
+  std::string_view value;  // the whole value: extended attributes (xattr/blob.h) and body
+  uint64_t cas = 0;
+  uint64_t seqno = 0;
+  uint64_t rev_seqno = 0;
+  uint32_t flags = 0;
+  uint32_t expiry = 0;  // absolute Unix seconds, 0 for never; a tombstone's: when it was deleted
+  uint8_t datatype = 0;
+  bool deleted = false;  // a tombstone (what a delete or an expiry leaves)
+};
+
+// A record read back, owning its bytes.
+struct OwnedRecord {
+  Record view() const;
+  uint16_t vbucket = 0;
+  std::string key, value;
+  uint64_t cas = 0, seqno = 0, rev_seqno = 0;
+  uint32_t flags = 0, expiry = 0;
+  uint8_t datatype = 0;
+  bool deleted = false;
+};
+
+// The highest seqno written for a vbucket.
+struct VBucketSeqno {
+  uint16_t vbucket = 0;
+  uint64_t seqno = 0;
+};
+
+struct StoreOptions {
+  // Tombstones deleted longer ago than this are dropped when compaction meets them
+  // (Couchbase's metadata purge interval), as are documents that expired that long ago.
+  uint32_t purge_interval_seconds = 60 * 60;
+  // Seconds since the epoch, for the compaction filter; tests drive it.
+  std::function<int64_t()> unix_now = {};
+};
+
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Writes `records` in order (a later record for the same key wins) and the vbuckets' high
+  // seqnos as one atomic batch, synced to disk before returning: one fsync for the whole
+  // batch (group commit). Throws StoreError when the disk refuses; nothing is then known to
+  // be persisted.
+  virtual void write(std::span<const Record> records, std::span<const VBucketSeqno> seqnos) = 0;
+
+  // The record for `key` in `vbucket`, tombstone included, or nullopt.
+  virtual std::optional<OwnedRecord> get(uint16_t vbucket, std::string_view key) = 0;
+
+  // Visits every record (tombstones included) in key order, vbucket by vbucket, until
+  // `visit` returns false. The record's views live until visit returns.
+  virtual void scan(const std::function<bool(const Record&)>& visit) = 0;
+
+  // The persisted high seqno of every vbucket that has one.
+  virtual std::vector<VBucketSeqno> high_seqnos() = 0;
+
+  // Compacts the whole key range now, running the tombstone purge (tests, and an
+  // administrator's compaction).
+  virtual void compact() = 0;
+};
+
+// Opens (creating if needed) the RocksDB database in `directory`, creating the directory and
+// its parents too. Throws StoreError naming the directory when it cannot, e.g. when another
+// process holds its lock.
+std::unique_ptr<Store> open_rocksdb_store(const std::string& directory, StoreOptions options);
+
+}  // namespace tern::storage
