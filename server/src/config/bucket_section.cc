@@ -71,6 +71,37 @@ void read_scope(const TableReader& scope_table, BucketSpec& bucket, Declarations
   read_collections(scope_table, *scope, declared);
 }
 
+void read_type_and_eviction(const TableReader& bucket_table, BucketSpec& bucket) {
+  if (auto type = bucket_table.string("type")) {
+    if (*type == "ephemeral") {
+      bucket.type = BucketType::Ephemeral;
+    } else if (*type != "couchbase") {
+      bucket_table.fail("type", fmt::format("must be \"couchbase\" (persistent) or \"ephemeral\" "
+                                             "(memory only) (got '{}')",
+                                             *type));
+    }
+  }
+  const auto policy = bucket_table.string("eviction_policy");
+  if (!policy) return;
+  if (bucket.type == BucketType::Ephemeral) {
+    bucket_table.fail("eviction_policy",
+                      "applies to couchbase buckets only: an ephemeral bucket has no disk to "
+                      "evict to");
+  }
+  if (*policy == "full") {
+    // Refused rather than accepted and treated as "value": a deployment asking for full
+    // eviction expects its keys to leave memory too, which ternd cannot do yet.
+    bucket_table.fail("eviction_policy",
+                      "\"full\" is not implemented yet: use \"value\" (keys and metadata stay "
+                      "in memory)");
+  }
+  if (*policy != "value") {
+    bucket_table.fail("eviction_policy",
+                      fmt::format("must be \"value\" or \"full\" (got '{}')", *policy));
+  }
+  bucket.eviction_policy = EvictionPolicy::Value;
+}
+
 }  // namespace
 
 BucketSpec read_bucket(const TableReader& bucket_table) {
@@ -79,6 +110,7 @@ BucketSpec read_bucket(const TableReader& bucket_table) {
   if (auto problem = bucket_name_problem(bucket.name)) {
     bucket_table.fail("name", fmt::format("bucket name '{}' {}", bucket.name, *problem));
   }
+  read_type_and_eviction(bucket_table, bucket);
   const auto quota_mb =
       bucket_table.integer("memory_quota_mb", 1, static_cast<int64_t>(kMaxBucketQuotaMb));
   if (!quota_mb) bucket_table.fail("memory_quota_mb", "is required (the bucket's quota, in MiB)");

@@ -4,6 +4,8 @@
 //
 //   [[bucket]]
 //   name = "default"
+//   type = "couchbase"        # or "ephemeral"; couchbase (persistent) when left out
+//   eviction_policy = "value" # couchbase buckets only; "full" is not implemented yet
 //   memory_quota_mb = 256
 //   manifest_uid = 2          # optional: the number of scopes and collections created
 //   [[bucket.scope]]          # any number; name = "_default" adds to the default scope
@@ -15,12 +17,12 @@
 
 namespace tern::config {
 
-// Throws ConfigError for a bad name, quota or uid, a duplicate scope, a collection declared
+// Throws ConfigError for a bad name, type, eviction policy, quota or uid, a duplicate scope, a collection declared
 // twice in a scope, or an unknown key in a scope.
 BucketSpec read_bucket(const TableReader& bucket);
 
 // The keys a [[bucket]] table accepts, for its TableReader.
-inline const std::vector<std::string_view> kBucketKeys = {"name", "memory_quota_mb", "manifest_uid",
-                                                          "scope"};
+inline const std::vector<std::string_view> kBucketKeys = {
+    "name", "type", "eviction_policy", "memory_quota_mb", "manifest_uid", "scope"};
 
 }  // namespace tern::config

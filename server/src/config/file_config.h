@@ -40,8 +40,18 @@ struct ScopeSpec {
   std::vector<CollectionSpec> collections;  // in declaration order
 };
 
+// Couchbase's bucket types: `couchbase` keeps its documents on disk too (under the server's
+// data directory) and survives a restart; `ephemeral` lives in memory only.
+enum class BucketType { Couchbase, Ephemeral };
+
+// What a couchbase bucket may evict under memory pressure: values only (keys and metadata
+// stay in memory), or whole items. Only Value is implemented.
+enum class EvictionPolicy { Value, Full };
+
 struct BucketSpec {
   std::string name;
+  BucketType type = BucketType::Couchbase;  // the default for a bucket a file declares
+  EvictionPolicy eviction_policy = EvictionPolicy::Value;  // couchbase buckets only
   size_t memory_quota_bytes = 0;
   uint64_t manifest_uid = 0;
   // scopes[0] is always "_default" (id 0) and its collections start with "_default" (id 0);
@@ -73,6 +83,9 @@ struct ServerSpec {
   std::optional<uint16_t> port;       // 0 picks a free port
   bool allow_plain_auth = false;      // SASL PLAIN sends the password itself: off by default
   std::optional<std::string> anonymous_bucket;  // unauthenticated connections may use it
+  // Where couchbase buckets keep their files, one directory per bucket; relative to the
+  // current directory. Never empty when set.
+  std::optional<std::string> data_dir;
 };
 
 struct FileConfig {
@@ -82,6 +95,12 @@ struct FileConfig {
   // Things that work but should not reach production, for the caller to log.
   std::vector<std::string> warnings;
 };
+
+// "couchbase" or "ephemeral", as the file spells it.
+std::string_view bucket_type_name(BucketType type);
+
+// Whether any bucket of `config` keeps its documents on disk, and so needs a data directory.
+bool has_persistent_bucket(const FileConfig& config);
 
 // Parses and validates a configuration. `source_name` (usually the file's path) prefixes
 // every error and warning. Throws ConfigError for a TOML syntax error, an unknown key, a

@@ -20,10 +20,12 @@ TEST(LoadConfigTest, TheDevelopmentConfigurationIsWhatItsCommentsSay) {
   EXPECT_EQ(config.server.port, 11210);
   EXPECT_FALSE(config.server.allow_plain_auth);
   EXPECT_EQ(config.server.anonymous_bucket, "default");  // for memcached tools in development
+  EXPECT_EQ(config.server.data_dir, "data");  // relative: the repository's git-ignored data/
 
   ASSERT_EQ(config.buckets.size(), 1u);
   const BucketSpec& bucket = config.buckets[0];
   EXPECT_EQ(bucket.name, "default");
+  EXPECT_EQ(bucket.type, BucketType::Couchbase);
   EXPECT_EQ(bucket.memory_quota_bytes, 256u * 1024 * 1024);
   EXPECT_EQ(bucket.manifest_uid, 3u);
   ASSERT_EQ(bucket.scopes.size(), 2u);

@@ -48,6 +48,9 @@ TEST(ParseConfigTest, AMinimalFileHasTheDefaultScopeAndCollectionAndUidZero) {
   ASSERT_EQ(config.buckets.size(), 1u);
   const BucketSpec& bucket = config.buckets[0];
   EXPECT_EQ(bucket.name, "b");
+  EXPECT_EQ(bucket.type, BucketType::Couchbase);  // a file's buckets are persistent
+  EXPECT_EQ(bucket.eviction_policy, EvictionPolicy::Value);
+  EXPECT_TRUE(has_persistent_bucket(config));
   EXPECT_EQ(bucket.memory_quota_bytes, 64u * 1024 * 1024);
   EXPECT_EQ(bucket.manifest_uid, 0u);
   EXPECT_EQ(scope_ids(bucket), (std::vector<Ids>{{"_default", 0}}));
@@ -57,6 +60,7 @@ TEST(ParseConfigTest, AMinimalFileHasTheDefaultScopeAndCollectionAndUidZero) {
   EXPECT_EQ(config.server.port, std::nullopt);
   EXPECT_FALSE(config.server.allow_plain_auth);
   EXPECT_EQ(config.server.anonymous_bucket, std::nullopt);
+  EXPECT_EQ(config.server.data_dir, std::nullopt);
   EXPECT_TRUE(config.users.empty());
   EXPECT_TRUE(config.warnings.empty());
 }
@@ -133,12 +137,41 @@ listen = "::1"
 port = 0
 allow_plain_auth = true
 anonymous_bucket = "b"
+data_dir = "var/tern"
 )") + kMinimalBucket,
                                          kSource);
   EXPECT_EQ(config.server.listen, "::1");
   EXPECT_EQ(config.server.port, 0);
   EXPECT_TRUE(config.server.allow_plain_auth);
   EXPECT_EQ(config.server.anonymous_bucket, "b");
+  EXPECT_EQ(config.server.data_dir, "var/tern");
+}
+
+TEST(ParseConfigTest, ReadsBucketTypesAndTheEvictionPolicy) {
+  struct Row {
+    std::string lines;  // added to the minimal bucket
+    BucketType type;
+  };
+  for (const Row& row : std::vector<Row>{{"", BucketType::Couchbase},
+                                         {"type = \"couchbase\"\n", BucketType::Couchbase},
+                                         {"type = \"couchbase\"\neviction_policy = \"value\"\n",
+                                          BucketType::Couchbase},
+                                         {"type = \"ephemeral\"\n", BucketType::Ephemeral}}) {
+    const FileConfig config = parse_config(kMinimalBucket + row.lines, kSource);
+    EXPECT_EQ(config.buckets[0].type, row.type) << row.lines;
+    EXPECT_EQ(config.buckets[0].eviction_policy, EvictionPolicy::Value) << row.lines;
+    EXPECT_EQ(has_persistent_bucket(config), row.type == BucketType::Couchbase) << row.lines;
+  }
+  EXPECT_EQ(bucket_type_name(BucketType::Couchbase), "couchbase");
+  EXPECT_EQ(bucket_type_name(BucketType::Ephemeral), "ephemeral");
+}
+
+TEST(ParseConfigTest, OnePersistentBucketAmongEphemeralOnesNeedsTheDisk) {
+  const FileConfig config = parse_config(
+      "[[bucket]]\nname = \"a\"\ntype = \"ephemeral\"\nmemory_quota_mb = 1\n"
+      "[[bucket]]\nname = \"b\"\nmemory_quota_mb = 1\n",
+      kSource);
+  EXPECT_TRUE(has_persistent_bucket(config));
 }
 
 TEST(ParseConfigTest, ADevPasswordWorksButWarnsNamingTheUserAndLine) {
@@ -277,7 +310,23 @@ std::vector<Rejection> rejections() {
        "test.toml:1:1: zz: unknown key 'zz'"},
       {"misspelt bucket key", "[[bucket]]\nname = \"b\"\nmemory_quota = 256\n",
        "test.toml:3:1: bucket[0].memory_quota: unknown key 'memory_quota' (this table accepts: "
-       "name, memory_quota_mb, manifest_uid, scope)"},
+       "name, type, eviction_policy, memory_quota_mb, manifest_uid, scope)"},
+      {"unknown bucket type", with_bucket("type = \"memcached\"\n"),
+       "test.toml:4:8: bucket[0].type: must be \"couchbase\" (persistent) or \"ephemeral\" "
+       "(memory only) (got 'memcached')"},
+      {"bucket type as a boolean", with_bucket("type = true\n"),
+       "bucket[0].type: must be a string (got a boolean)"},
+      {"full eviction", with_bucket("eviction_policy = \"full\"\n"),
+       "bucket[0].eviction_policy: \"full\" is not implemented yet: use \"value\""},
+      {"unknown eviction policy", with_bucket("eviction_policy = \"lru\"\n"),
+       "bucket[0].eviction_policy: must be \"value\" or \"full\" (got 'lru')"},
+      {"eviction policy of an ephemeral bucket",
+       with_bucket("type = \"ephemeral\"\neviction_policy = \"value\"\n"),
+       "bucket[0].eviction_policy: applies to couchbase buckets only"},
+      {"empty data dir", "[server]\ndata_dir = \"\"\n" + with_bucket(""),
+       "test.toml:2:12: server.data_dir: must not be empty"},
+      {"data dir as a number", "[server]\ndata_dir = 5\n" + with_bucket(""),
+       "server.data_dir: must be a string (got an integer)"},
       {"misspelt scope key", with_bucket("[[bucket.scope]]\nname = \"s\"\ncollection = [\"c\"]\n"),
        "bucket[0].scope[0].collection: unknown key 'collection'"},
       {"misspelt server key", "[server]\nlisten_address = \"::\"\n" + with_bucket(""),

@@ -39,6 +39,10 @@ ServerSpec read_server(const TableReader& server_table, const std::vector<Bucket
     server_table.fail("anonymous_bucket",
                       fmt::format("no bucket '{}' is declared", *server.anonymous_bucket));
   }
+  server.data_dir = server_table.string("data_dir");
+  if (server.data_dir && server.data_dir->empty()) {
+    server_table.fail("data_dir", "must not be empty (\".\" is the current directory)");
+  }
   return server;
 }
 

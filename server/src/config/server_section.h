@@ -6,6 +6,7 @@
 //   port = 11210                # 0 picks a free port
 //   allow_plain_auth = false    # SASL PLAIN
 //   anonymous_bucket = "default"
+//   data_dir = "data"           # couchbase buckets' files; relative to the current directory
 
 #include <string_view>
 #include <vector>
@@ -17,11 +18,11 @@ namespace tern::config {
 
 // `buckets` are the file's buckets: anonymous_bucket must name one of them. Throws
 // ConfigError for an address that is not an IP address, a port out of range, or an unknown
-// anonymous bucket.
+// anonymous bucket, or an empty data_dir.
 ServerSpec read_server(const TableReader& server, const std::vector<BucketSpec>& buckets);
 
 // The keys the [server] table accepts, for its TableReader.
 inline const std::vector<std::string_view> kServerKeys = {"listen", "port", "allow_plain_auth",
-                                                          "anonymous_bucket"};
+                                                          "anonymous_bucket", "data_dir"};
 
 }  // namespace tern::config
