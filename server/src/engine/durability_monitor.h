@@ -41,17 +41,20 @@ enum class SnoozeMode { Async, Wait };
 
 class DurabilityMonitor {
  public:
-  // All must outlive the monitor. Call start() before add().
+  // All must outlive the monitor. Call start() before add() (without it, writes complete
+  // when persisted but no deadline is ever enforced).
   DurabilityMonitor(Engine& engine, std::span<VBucket> vbuckets, const Clock& clock,
                     SnoozeMode snooze_mode = SnoozeMode::Async);
   ~DurabilityMonitor();
 
-  // Schedules the timeout task (NonIO, sleeping until a deadline) for `owner`.
+  // Schedules the timeout task (NonIO, sleeping until a deadline) for `owner`. The executor
+  // must outlive the monitor, which cancels the task when destroyed.
   void start(executor::Executor& executor, executor::OwnerId owner);
 
   // Tracks the write Engine::store (or any mutation) prepared for `key` with this CAS, as its
   // vbucket numbered it. deadline_ms is on the clock's steady time. The waiter is called once:
-  // at once if the seqno is already persisted.
+  // at once if the seqno is already persisted. Throws std::out_of_range for a vbucket id
+  // past the span (callers check ids against the bucket first).
   void add(uint16_t vbucket, uint64_t seqno, std::string key, uint64_t cas, int64_t deadline_ms,
            SyncWriteWaiter waiter);
 
@@ -66,8 +69,9 @@ class DurabilityMonitor {
   uint64_t committed() const { return committed_.load(std::memory_order_relaxed); }
   uint64_t ambiguous() const { return ambiguous_.load(std::memory_order_relaxed); }
 
+  struct Impl;  // opaque: defined in durability_monitor.cc
+
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
   std::atomic<uint64_t> committed_{0};
   std::atomic<uint64_t> ambiguous_{0};
