@@ -40,6 +40,7 @@ struct Record {
 
 // A record read back, owning its bytes.
 struct OwnedRecord {
+  static OwnedRecord copy(const Record& record);
   Record view() const;
   uint16_t vbucket = 0;
   std::string key, value;

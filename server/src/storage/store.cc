@@ -1,0 +1,14 @@
+#include "storage/store.h"
+
+namespace tern::storage {
+
+OwnedRecord OwnedRecord::copy(const Record& r) {
+  return OwnedRecord{r.vbucket, std::string(r.key), std::string(r.value), r.cas, r.seqno,
+                     r.rev_seqno, r.flags, r.expiry, r.datatype, r.deleted};
+}
+
+Record OwnedRecord::view() const {
+  return Record{vbucket, key, value, cas, seqno, rev_seqno, flags, expiry, datatype, deleted};
+}
+
+}  // namespace tern::storage

@@ -1,0 +1,181 @@
+// The Store on RocksDB (record_codec.h has the layout): one default column family, every
+// write a synced WriteBatch, tombstones purged by a compaction filter.
+
+#include <filesystem>
+#include <string>
+
+#include <rocksdb/convenience.h>
+#include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/options.h>
+#include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
+
+#include "storage/record_codec.h"
+#include "storage/store.h"
+#include "storage/tombstone_purge_filter.h"
+
+namespace tern::storage {
+namespace {
+
+rocksdb::Slice slice(std::string_view s) { return rocksdb::Slice(s.data(), s.size()); }
+
+void check(const rocksdb::Status& status, std::string_view what) {
+  if (!status.ok()) throw StoreError(std::string(what) + ": " + status.ToString());
+}
+
+// The fastest codec this build of RocksDB has: Debian's has lz4 (cheap enough for every
+// flush) and snappy.
+rocksdb::CompressionType pick_compression() {
+  auto supported = rocksdb::GetSupportedCompressions();
+  for (auto type : {rocksdb::kLZ4Compression, rocksdb::kSnappyCompression}) {
+    for (auto have : supported) {
+      if (have == type) return type;
+    }
+  }
+  return rocksdb::kNoCompression;
+}
+
+rocksdb::Options make_options(const StoreOptions& options) {
+  rocksdb::Options o;
+  o.create_if_missing = true;
+  // Sized for a small machine: two background threads share flushes and compactions, and
+  // 32 MiB memtables keep a bucket's RocksDB memory (outside its quota) modest.
+  o.max_background_jobs = 2;
+  o.write_buffer_size = 32 << 20;
+  o.max_write_buffer_number = 2;
+  o.level_compaction_dynamic_level_bytes = true;
+  o.compression = pick_compression();
+  o.keep_log_file_num = 3;
+  o.max_log_file_size = 4 << 20;
+  rocksdb::BlockBasedTableOptions table;
+  // get() (background fetch) asks for single keys: a bloom filter skips the files without it.
+  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  o.compaction_filter_factory = std::make_shared<TombstonePurgeFilterFactory>(
+      options.purge_interval_seconds, options.unix_now);
+  return o;
+}
+
+class RocksDBStore final : public Store {
+ public:
+  explicit RocksDBStore(std::unique_ptr<rocksdb::DB> db) : db_(std::move(db)) {}
+
+  ~RocksDBStore() override {
+    // Every write was synced to the WAL, so nothing is lost if closing reports an error.
+    (void)db_->Close();
+  }
+
+  void write(std::span<const Record> records, std::span<const VBucketSeqno> seqnos) override {
+    if (records.empty() && seqnos.empty()) return;
+    rocksdb::WriteBatch batch;
+    for (const Record& record : records) {
+      if (record.vbucket > kMaxVBucket) {
+        throw StoreError("cannot store vbucket " + std::to_string(record.vbucket) +
+                         ": above the store's highest, " + std::to_string(kMaxVBucket));
+      }
+      // SliceParts: the batch copies key and value once, with no concatenated temporaries.
+      auto prefix = encode_vbucket(record.vbucket);
+      auto header = encode_value_header(record);
+      rocksdb::Slice key_parts[] = {slice({prefix.data(), prefix.size()}), slice(record.key)};
+      rocksdb::Slice value_parts[] = {slice({header.data(), header.size()}),
+                                      slice(record.value)};
+      check(batch.Put(rocksdb::SliceParts(key_parts, 2), rocksdb::SliceParts(value_parts, 2)),
+            "cannot batch a record");
+    }
+    for (const VBucketSeqno& s : seqnos) {
+      check(batch.Put(encode_seqno_key(s.vbucket), encode_seqno_value(s.seqno)),
+            "cannot batch a high seqno");
+    }
+    rocksdb::WriteOptions write_options;
+    write_options.sync = true;
+    check(db_->Write(write_options, &batch), "cannot write to the store");
+  }
+
+  std::optional<OwnedRecord> get(uint16_t vbucket, std::string_view key) override {
+    if (vbucket > kMaxVBucket) return std::nullopt;
+    rocksdb::PinnableSlice value;
+    auto status = db_->Get(rocksdb::ReadOptions(), db_->DefaultColumnFamily(),
+                           encode_document_key(vbucket, key), &value);
+    if (status.IsNotFound()) return std::nullopt;
+    check(status, "cannot read vbucket " + std::to_string(vbucket));
+    Record record = decode(vbucket, value.ToStringView());
+    record.vbucket = vbucket;
+    record.key = key;
+    return OwnedRecord::copy(record);
+  }
+
+  void scan(const std::function<bool(const Record&)>& visit) override {
+    static constexpr char kEnd[] = {kMetaPrefix};
+    rocksdb::Slice end(kEnd, 1);
+    rocksdb::ReadOptions read_options;
+    read_options.iterate_upper_bound = &end;
+    // Warmup reads everything once: leave the block cache to the point gets.
+    read_options.fill_cache = false;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read_options));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      auto key = decode_document_key(it->key().ToStringView());
+      if (!key) throw StoreError("corrupt store: a document key of " +
+                                 std::to_string(it->key().size()) + " bytes");
+      Record record = decode(key->vbucket, it->value().ToStringView());
+      record.vbucket = key->vbucket;
+      record.key = key->key;
+      if (!visit(record)) return;
+    }
+    check(it->status(), "cannot scan the store");
+  }
+
+  std::vector<VBucketSeqno> high_seqnos() override {
+    rocksdb::Slice end = slice(kSeqnoKeysEnd);
+    rocksdb::ReadOptions read_options;
+    read_options.iterate_upper_bound = &end;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read_options));
+    std::vector<VBucketSeqno> out;
+    for (it->Seek(slice(kSeqnoKeysBegin)); it->Valid(); it->Next()) {
+      auto vbucket = decode_seqno_key(it->key().ToStringView());
+      auto seqno = decode_seqno_value(it->value().ToStringView());
+      if (!vbucket || !seqno) throw StoreError("corrupt store: a high seqno record");
+      out.push_back({*vbucket, *seqno});
+    }
+    check(it->status(), "cannot read the high seqnos");
+    return out;
+  }
+
+  void compact() override {
+    rocksdb::CompactRangeOptions options;
+    // The bottommost level too: that is where old tombstones settle.
+    options.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+    check(db_->CompactRange(options, nullptr, nullptr), "cannot compact the store");
+  }
+
+ private:
+  static Record decode(uint16_t vbucket, std::string_view bytes) {
+    auto record = decode_value(bytes);
+    if (!record) {
+      throw StoreError("corrupt record in vbucket " + std::to_string(vbucket) + ": " +
+                       std::to_string(bytes.size()) + " bytes, format version " +
+                       (bytes.empty() ? "none" : std::to_string(uint8_t(bytes[0]))));
+    }
+    return *record;
+  }
+
+  std::unique_ptr<rocksdb::DB> db_;
+};
+
+}  // namespace
+
+std::unique_ptr<Store> open_rocksdb_store(const std::string& directory, StoreOptions options) {
+  std::error_code error;
+  std::filesystem::create_directories(directory, error);
+  if (error) {
+    throw StoreError("cannot create the store directory " + directory + ": " + error.message());
+  }
+  rocksdb::DB* db = nullptr;
+  auto status = rocksdb::DB::Open(make_options(options), directory, &db);
+  if (!status.ok()) {
+    throw StoreError("cannot open the store in " + directory + ": " + status.ToString());
+  }
+  return std::make_unique<RocksDBStore>(std::unique_ptr<rocksdb::DB>(db));
+}
+
+}  // namespace tern::storage
