@@ -40,7 +40,7 @@ struct Record {
 
 // A record read back, owning its bytes.
 struct OwnedRecord {
-  static OwnedRecord copy(const Record& record);
+  static OwnedRecord copy(const Record& record);  // copies the bytes the views point to
   Record view() const;
   uint16_t vbucket = 0;
   std::string key, value;
@@ -75,8 +75,8 @@ class Store {
 
   // Writes `records` in order (a later record for the same key wins) and the vbuckets' high
   // seqnos as one atomic batch, synced to disk before returning: one fsync for the whole
-  // batch (group commit). Throws StoreError when the disk refuses; nothing is then known to
-  // be persisted.
+  // batch (group commit). Throws StoreError when the disk refuses, or a record's vbucket is
+  // above kMaxVBucket (record_codec.h); nothing is then known to be persisted.
   virtual void write(std::span<const Record> records, std::span<const VBucketSeqno> seqnos) = 0;
 
   // The record for `key` in `vbucket`, tombstone included, or nullopt.
