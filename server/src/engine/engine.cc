@@ -106,7 +106,10 @@ GetResult Engine::get_locked(std::string_view key, uint32_t lock_seconds) {
                              }
                              counters.add(Counter::get_hits);
                              Change change{Status::Success, remeta_item(current), false};
+                             // Only the lock and its CAS change, neither of which is
+                             // persisted: the item is on disk as much as it was.
                              change.new_revision = false;
+                             change.item->persisted.store(current->persisted.load());
                              change.lock_until_ms = now + int64_t{seconds} * 1000;
                              return change;
                            });
@@ -136,7 +139,8 @@ MutationResult Engine::store(StoreMode mode, std::string_view key, std::string_v
                            {.key = key,
                             .cas = cas,
                             .command = Counter::cmd_set,
-                            .vbucket = options.vbucket},
+                            .vbucket = options.vbucket,
+                            .prepare = options.prepare},
                            [&](const ItemPtr& current, ShardCounters&, int64_t) {
                              if (mode == StoreMode::Add && current) {
                                return fail(Status::Exists);
@@ -168,12 +172,14 @@ MutationResult Engine::store(StoreMode mode, std::string_view key, std::string_v
 }
 
 MutationResult Engine::remove(std::string_view key, uint64_t cas, MutationOptions options) {
-  const bool keeps_tombstone = impl_->tombstone_ms > 0;
+  // A persistent bucket always makes one: it is what deletes the document on disk (kept in
+  // memory only for metadata_purge_seconds, as in any bucket).
+  const bool keeps_tombstone = impl_->tombstone_ms > 0 || impl_->persistent;
   // Built before taking the shard lock, as store's item is; wasted on a miss. A document
   // with system attributes needs one holding them, built under the lock from what it finds.
   std::shared_ptr<Item> bare_tombstone = keeps_tombstone ? make_item(key, {}) : nullptr;
   Applied applied = mutate(
-      *impl_, {.key = key, .cas = cas, .vbucket = options.vbucket},
+      *impl_, {.key = key, .cas = cas, .vbucket = options.vbucket, .prepare = options.prepare},
       [&](const ItemPtr& current, ShardCounters& counters, int64_t now) {
         if (!current) {
           counters.add(Counter::delete_misses);
@@ -191,7 +197,7 @@ MutationResult Engine::remove(std::string_view key, uint64_t cas, MutationOption
         }
         tombstone->deleted = true;
         tombstone->flags = current->flags;
-        tombstone->expiry_ms = now + impl_->tombstone_ms;
+        tombstone->expiry_ms = impl_->tombstone_deadline(now);
         return Change{Status::Success, std::move(tombstone), false};
       });
   return {applied.status, applied.cas, applied.seqno};
@@ -227,7 +233,7 @@ ArithmeticResult Engine::arithmetic(std::string_view key, bool increment, uint64
   uint64_t result = 0;
   char digits[20];
   Applied applied = mutate(
-      *impl_, {.key = key, .cas = cas, .vbucket = options.vbucket},
+      *impl_, {.key = key, .cas = cas, .vbucket = options.vbucket, .prepare = options.prepare},
       [&](const ItemPtr& current, ShardCounters& counters, int64_t) {
         if (!current) {
           counters.add(miss);
@@ -254,7 +260,12 @@ ArithmeticResult Engine::arithmetic(std::string_view key, bool increment, uint64
 MutationResult Engine::concat(ConcatMode mode, std::string_view key, std::string_view value,
                               uint64_t cas, MutationOptions options, JsonCheck is_json) {
   Applied applied = mutate(
-      *impl_, {.key = key, .cas = cas, .command = Counter::cmd_set, .vbucket = options.vbucket},
+      *impl_,
+      {.key = key,
+       .cas = cas,
+       .command = Counter::cmd_set,
+       .vbucket = options.vbucket,
+       .prepare = options.prepare},
       [&](const ItemPtr& current, ShardCounters&, int64_t) {
         if (!current) return fail(Status::NotStored);
         if (current->value().size() + value.size() > config_.max_item_size) {

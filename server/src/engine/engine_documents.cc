@@ -39,7 +39,8 @@ MutationResult Engine::write_document(std::string_view key, const DocumentWrite&
        .cas = write.expected_cas,
        .command = Counter::cmd_set,
        .vbucket = options.vbucket,
-       .include_deleted = true},
+       .include_deleted = true,
+       .prepare = options.prepare},
       [&](const ItemPtr& current, ShardCounters&, int64_t now) {
         // Read as absent, but a document (or a tombstone the read would have seen) appeared
         // since: two creations racing must not both succeed.
@@ -48,7 +49,7 @@ MutationResult Engine::write_document(std::string_view key, const DocumentWrite&
         }
         // Set on every attempt: a retry may find the document gone.
         if (write.deleted) {
-          item->expiry_ms = now + impl_->tombstone_ms;
+          item->expiry_ms = impl_->tombstone_deadline(now);
         } else {
           item->expiry_ms =
               keep_expiry && current && !current->deleted ? current->expiry_ms : deadline;

@@ -23,6 +23,7 @@ Engine::Impl::Impl(const Config& config, const Clock& clock_in)
       high_watermark(config.memory_quota_bytes * config.high_watermark_percent / 100),
       low_watermark(config.memory_quota_bytes * config.low_watermark_percent / 100),
       evict_when_full(config.evict_when_full),
+      persistent(config.persistent),
       tombstone_ms(int64_t{config.metadata_purge_seconds} * 1000),
       origin_ms(clock_in.steady_ms()),
       shards(new Shard[shard_count]),
@@ -90,6 +91,15 @@ void Engine::Impl::signal_pressure(int64_t now) {
   {
     std::lock_guard guard(listener_mutex);
     listener = pressure_listener;
+  }
+  if (listener) listener();
+}
+
+void Engine::Impl::notify_dirty() {
+  std::function<void()> listener;
+  {
+    std::lock_guard guard(listener_mutex);
+    listener = dirty_listener;
   }
   if (listener) listener();
 }

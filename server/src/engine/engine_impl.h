@@ -2,14 +2,19 @@
 // Engine internals shared by the files that implement Engine (engine.cc: the commands;
 // engine_documents.cc: the read-modify-write of whole documents; mutation.h: the one path
 // every mutation takes; engine_impl.cc: construction, lookup, expiry and accounting
-// primitives; engine_maintenance.cc: flush, purge, eviction, memory and stats).
+// primitives; engine_maintenance.cc: flush, purge, eviction, memory and stats;
+// engine_persistence.cc: the flusher's, warmup's and durability's hooks).
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "engine/engine.h"
 #include "engine/hash_table.h"
@@ -52,6 +57,13 @@ struct alignas(64) Shard {
   size_t purge_cursor = 0;
   size_t sample_cursor = 0;  // where eviction sampling resumes
   size_t index = 0;  // position in the engine, part of every CAS this shard issues
+  // Persistent buckets only (Config::persistent); both stay empty in an ephemeral one.
+  // The changes published or prepared since the flusher last took them, in the order they
+  // were numbered.
+  std::vector<ItemPtr> dirty;
+  // Durable writes held aside until committed (MutationOptions::prepare), by key: a view of
+  // the prepared item's own key bytes, which the entry keeps alive.
+  std::unordered_map<std::string_view, ItemPtr> prepared;
   ShardCounters counters;
 };
 
@@ -62,7 +74,10 @@ struct Engine::Impl {
     return shards[shard_bits == 0 ? 0 : hash >> (64 - shard_bits)];
   }
   // Unique across the engine: the shard's sequence number tagged with the shard's index.
+  // Never below cas_floor, so that it stays above every CAS restored from disk.
   uint64_t next_cas(Shard& shard) {
+    const uint64_t floor = cas_floor.load(std::memory_order_relaxed);
+    if (floor > shard.next_cas_sequence) shard.next_cas_sequence = floor;
     return (shard.next_cas_sequence++ << shard_bits) | shard.index;
   }
   static bool is_expired(const Item& item, int64_t now) {
@@ -108,6 +123,48 @@ struct Engine::Impl {
   // more can be; returns the bytes freed. Call with no shard lock held.
   size_t evict(size_t bytes_to_free);
 
+  // Charges `delta` bytes to the quota (a negative delta releases them). A growth sets
+  // mem_after to the bytes it would use, for signal_pressure_if_needed(), refused or not.
+  // One that would pass the quota is refused unless `forced`: then nothing is charged,
+  // `shortfall` is what was missing, and it returns false.
+  bool charge(int64_t delta, bool forced, uint64_t& mem_after, size_t& shortfall) {
+    if (delta <= 0) {
+      mem_used.fetch_sub(static_cast<uint64_t>(-delta), std::memory_order_relaxed);
+      return true;
+    }
+    const uint64_t after = mem_used.fetch_add(delta, std::memory_order_relaxed) + delta;
+    mem_after = after;
+    if (after > memory_quota && !forced) {
+      mem_used.fetch_sub(delta, std::memory_order_relaxed);
+      shortfall = static_cast<size_t>(after - memory_quota);
+      return false;
+    }
+    return true;
+  }
+
+  // The dirty queues. Make room with reserve_dirty() before changing anything (it may throw
+  // std::bad_alloc); queue_dirty() then cannot fail. It returns whether the queues were
+  // empty since the last take: the caller must then call notify_dirty() once it has
+  // released the shard's lock.
+  static void reserve_dirty(Shard& shard) {
+    if (shard.dirty.size() == shard.dirty.capacity()) {
+      shard.dirty.reserve(std::max<size_t>(16, shard.dirty.capacity() * 2));
+    }
+  }
+  bool queue_dirty(Shard& shard, ItemPtr item) {
+    shard.dirty.push_back(std::move(item));
+    dirty_count.fetch_add(1, std::memory_order_relaxed);
+    return !dirty_pending.load(std::memory_order_relaxed) &&
+           !dirty_pending.exchange(true, std::memory_order_acq_rel);
+  }
+  void notify_dirty();
+
+  // When a tombstone made now may be purged: Config::metadata_purge_seconds from now; with
+  // none, already (a persistent bucket still makes one, to write to disk, and keeps none).
+  int64_t tombstone_deadline(int64_t now) const {
+    return tombstone_ms > 0 ? now + tombstone_ms : (now == 0 ? -1 : now);
+  }
+
   const Clock& clock;
   const size_t shard_count;
   const unsigned shard_bits;
@@ -115,6 +172,7 @@ struct Engine::Impl {
   const uint64_t high_watermark;
   const uint64_t low_watermark;
   const bool evict_when_full;
+  const bool persistent;
   const int64_t tombstone_ms;  // how long a tombstone is kept; 0: a remove keeps none
   const int64_t origin_ms;  // the steady clock at construction; flush words count from it
   std::unique_ptr<Shard[]> shards;
@@ -133,6 +191,16 @@ struct Engine::Impl {
   std::atomic<int64_t> last_pressure_signal_ms;
   std::mutex listener_mutex;
   std::function<void()> pressure_listener;
+  std::function<void()> dirty_listener;  // guarded by listener_mutex
+
+  // The lowest sequence a shard may put in a CAS: raised by restore() past every CAS read
+  // from disk, whatever shard count wrote it.
+  std::atomic<uint64_t> cas_floor{0};
+  std::atomic<size_t> dirty_count{0};
+  // Set by the change that finds the queues empty since the last take (it tells the dirty
+  // listener); cleared by take_dirty().
+  std::atomic<bool> dirty_pending{false};
+  std::atomic<size_t> prepared_count{0};
 };
 
 inline constexpr unsigned kFlushSequenceBits = 20;

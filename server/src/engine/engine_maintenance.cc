@@ -148,6 +148,10 @@ size_t Engine::purge_expired(size_t shard_index, size_t max_visits) {
 size_t Engine::evict(size_t bytes_to_free) { return impl_->evict(bytes_to_free); }
 
 size_t Engine::Impl::evict(size_t bytes_to_free) {
+  // A persistent bucket evicts nothing yet, so that a read never misses a document that is
+  // only on disk: writes past the quota fail instead. Evicting the values of persisted
+  // items, fetched back from disk in the background when read, comes next.
+  if (persistent) return 0;
   size_t freed = 0;
   // Two rounds guided by sampled access times, then a last one that takes anything
   // unlocked rather than fail while there is memory to free.

@@ -1,8 +1,10 @@
 #pragma once
 // The one path every mutation takes (engine.cc, engine_documents.cc): look the key up under
 // its shard's lock, enforce the lock and CAS rules, let the mutation decide its change from
-// what the key holds, then charge the memory, number the change and publish it, all under
-// the lock so that it is seen whole or not at all.
+// what the key holds, then charge the memory, number the change and publish it (queuing it
+// for the flusher in a persistent bucket), all under the lock so that it is seen whole or
+// not at all. Committing a prepared durable write (engine_persistence.cc) publishes through
+// the same install().
 
 #include <cstdint>
 #include <functional>
@@ -63,16 +65,65 @@ struct MutationRequest {
   // The key's tombstone is its current document, for the CAS rule and for the decision
   // (write_document). Otherwise a tombstone is absent, as for every other operation.
   bool include_deleted = false;
+  // Hold the change aside until commit_prepared() (MutationOptions::prepare). Only a
+  // persistent bucket does; an ephemeral one publishes at once, as nothing would commit it.
+  bool prepare = false;
 };
 
 // Freed beyond a full write's shortfall, so that the next writes do not each evict inline.
 inline constexpr size_t kInlineEvictionSlack = 64 * 1024;
 
-// One attempt at a mutation. A locked document accepts only its lock's CAS (else Locked);
-// then the CAS rule of MutationRequest::cas; then `decide(current, counters, now)` computes
-// the change from the current document (a null ItemPtr when there is none). The change
-// takes the place of the key's tombstone, if it has one, and its revision follows the
+// Gives a change's item the CAS and seqno the mutation took (and, for a new revision, the
+// revision after `entry`'s: the key's live item or tombstone, if any), then lets
+// before_publish write them into its value: the last step before anyone can see it.
+inline void number_item(Item& item, const Change& change, uint64_t cas, const VBucket* vbucket,
+                        uint64_t seqno, const Slot* entry) {
+  item.cas = cas;
+  if (vbucket) {
+    item.seqno = seqno;
+    item.vbucket = vbucket->id();
+  }
+  if (change.new_revision) item.rev_seqno = (entry ? entry->item->rev_seqno : 0) + 1;
+  if (change.before_publish && *change.before_publish) {
+    (*change.before_publish)(unpublished_value(item), cas, seqno);
+  }
+}
+
+// Puts a numbered, charged change in the key's place (`access`'s entry, or a new slot that
+// HashTable::reserve_one() made room for): the item replaces the key's live item or
+// tombstone, or, when it is not to be inserted (null, or published already expired), the
+// entry goes. Whatever it replaced is moved to `replaced`, to be destroyed after unlocking.
+// The shard's tombstone count follows; memory is the caller's to charge.
+inline void install(Shard& shard, KeyAccess& access, Slot* entry, ItemPtr item, bool insert,
+                    int64_t lock_until_ms, int64_t now, ItemPtr& replaced) {
+  const size_t tombstones_before = entry && entry->item->deleted ? 1 : 0;
+  if (!insert) {
+    if (entry) {
+      replaced = shard.table.erase(access.index());
+      shard.tombstones -= tombstones_before;
+    }
+    return;
+  }
+  const size_t tombstones_after = item->deleted ? 1 : 0;
+  if (entry) {
+    replaced = std::move(entry->item);
+    entry->item = std::move(item);
+  } else {
+    entry = &shard.table.insert(access.hash(), std::move(item));
+  }
+  entry->lock_deadline_ms = lock_until_ms;
+  entry->last_access_ms = now;
+  shard.tombstones += tombstones_after - tombstones_before;
+}
+
+// One attempt at a mutation. A key with a prepared durable write refuses every mutation
+// (SyncWriteInProgress). A locked document accepts only its lock's CAS (else Locked); then
+// the CAS rule of MutationRequest::cas; then `decide(current, counters, now)` computes the
+// change from the current document (a null ItemPtr when there is none). The change takes
+// the place of the key's tombstone, if it has one, and its revision follows the
 // tombstone's. A change that publishes or removes anything takes the vbucket's next seqno.
+// In a persistent bucket every new revision is also queued for the flusher (a lock is not
+// one: it changes nothing on disk), and a prepared one is held aside rather than published.
 // On OutOfMemory, `shortfall` is how many bytes the change lacked.
 template <class Decide>
 Applied mutate_once(Engine::Impl& impl, const MutationRequest& request, Decide& decide,
@@ -81,12 +132,16 @@ Applied mutate_once(Engine::Impl& impl, const MutationRequest& request, Decide& 
   ItemPtr replaced;  // destroyed after the lock is released
   uint64_t mem_after = 0;
   int64_t now = 0;
+  bool wake_flusher = false;
   Applied applied = [&]() -> Applied {
     KeyAccess access(impl, request.key);
     now = access.now();
     Shard& shard = access.shard();
     ShardCounters& counters = shard.counters;
     if (request.command != Counter::Count) counters.add(request.command);
+    if (!shard.prepared.empty() && shard.prepared.contains(request.key)) {
+      return rejected(Status::SyncWriteInProgress);
+    }
     Slot* slot = access.slot();    // the live item's
     Slot* entry = access.entry();  // the live item's or the tombstone's
     Slot* found = request.include_deleted ? entry : slot;
@@ -107,23 +162,30 @@ Applied mutate_once(Engine::Impl& impl, const MutationRequest& request, Decide& 
     Change change = decide(current, counters, now);
     if (change.status != Status::Success) return rejected(change.status);
 
-    // An item published already expired (a past absolute expiry) just removes the old one.
+    // The steps that can fail (bad_alloc) come before anything is charged or stored, so
+    // that a failure leaves items and memory as they were (the attempt above stays counted,
+    // as any failed command's does).
+    const bool dirty = impl.persistent && change.item && change.new_revision;
+    if (dirty) Engine::Impl::reserve_dirty(shard);
+    if (request.prepare && dirty) {
+      // Held aside, not charged: it costs the quota once committed.
+      shard.prepared.emplace(change.item->key(), change.item);
+      if (cas != 0) counters.add(Counter::cas_hits);
+      const uint64_t new_cas = impl.next_cas(shard);
+      const uint64_t seqno = request.vbucket ? request.vbucket->record_mutation() : 0;
+      number_item(*change.item, change, new_cas, request.vbucket, seqno, entry);
+      impl.prepared_count.fetch_add(1, std::memory_order_relaxed);
+      wake_flusher = impl.queue_dirty(shard, change.item);
+      return {Status::Success, new_cas, seqno, nullptr};
+    }
+    // An item published already expired (a past absolute expiry) just removes the old one
+    // (and goes to disk as it is, where warmup will not load it).
     const bool insert = change.item && !Engine::Impl::is_expired(*change.item, now);
-    // Growing the table is the one step below that can fail (bad_alloc); take it before
-    // anything is charged or stored, so that a failure leaves items and memory as they were
-    // (the attempt above stays counted, as any failed command's does).
     if (insert && !entry) shard.table.reserve_one();
     const int64_t delta = static_cast<int64_t>(insert ? item_charge(*change.item) : 0) -
                           static_cast<int64_t>(entry ? item_charge(*entry->item) : 0);
-    if (delta > 0) {
-      mem_after = impl.mem_used.fetch_add(delta, std::memory_order_relaxed) + delta;
-      if (mem_after > impl.memory_quota) {
-        impl.mem_used.fetch_sub(delta, std::memory_order_relaxed);
-        shortfall = static_cast<size_t>(mem_after - impl.memory_quota);
-        return rejected(Status::OutOfMemory);
-      }
-    } else if (delta < 0) {
-      impl.mem_used.fetch_sub(-delta, std::memory_order_relaxed);
+    if (!impl.charge(delta, false, mem_after, shortfall)) {
+      return rejected(Status::OutOfMemory);
     }
     shard.bytes += delta;
 
@@ -132,36 +194,14 @@ Applied mutate_once(Engine::Impl& impl, const MutationRequest& request, Decide& 
     if (change.item && change.stores_value) counters.add(Counter::total_items);
     const uint64_t new_cas = impl.next_cas(shard);
     const uint64_t seqno = request.vbucket ? request.vbucket->record_mutation() : 0;
-    if (change.item) {
-      Item& item = *change.item;
-      item.cas = new_cas;
-      if (request.vbucket) item.seqno = seqno;
-      if (change.new_revision) item.rev_seqno = (entry ? entry->item->rev_seqno : 0) + 1;
-      if (change.before_publish && *change.before_publish) {
-        (*change.before_publish)(unpublished_value(item), new_cas, seqno);
-      }
-    }
-
-    const size_t tombstones_before = entry && entry->item->deleted ? 1 : 0;
-    if (insert) {
-      if (entry) {
-        replaced = std::move(entry->item);
-        entry->item = change.item;
-      } else {
-        entry = &shard.table.insert(access.hash(), change.item);
-      }
-      entry->lock_deadline_ms = change.lock_until_ms;
-      entry->last_access_ms = now;
-      shard.tombstones += (change.item->deleted ? 1 : 0) - tombstones_before;
-      return {Status::Success, new_cas, seqno, std::move(change.item)};
-    }
-    if (entry) {
-      replaced = shard.table.erase(access.index());
-      shard.tombstones -= tombstones_before;
-    }
-    return {Status::Success, new_cas, seqno, nullptr};
+    if (change.item) number_item(*change.item, change, new_cas, request.vbucket, seqno, entry);
+    if (dirty) wake_flusher = impl.queue_dirty(shard, change.item);
+    ItemPtr published = insert ? change.item : nullptr;
+    install(shard, access, entry, published, insert, change.lock_until_ms, now, replaced);
+    return {Status::Success, new_cas, seqno, std::move(published)};
   }();
   impl.signal_pressure_if_needed(mem_after, now);
+  if (wake_flusher) impl.notify_dirty();
   return applied;
 }
 

@@ -14,6 +14,7 @@ std::string_view status_name(Status status) {
     case Status::Locked: return "Locked";
     case Status::NotLocked: return "NotLocked";
     case Status::OutOfMemory: return "OutOfMemory";
+    case Status::SyncWriteInProgress: return "SyncWriteInProgress";
   }
   return "Unknown";
 }

@@ -44,18 +44,22 @@ struct TrailingAllocator {
 class InlineItem final : public Item {
  public:
   InlineItem(const TrailingBytes& bytes, size_t key_size)
-      : data_(bytes.data),
-        key_size_(static_cast<uint32_t>(key_size)),
-        value_size_(static_cast<uint32_t>(bytes.size - key_size)) {}
+      : key_size_(static_cast<uint16_t>(key_size)),
+        value_size_(static_cast<uint32_t>(bytes.size - key_size)),
+        data_(bytes.data) {}
   std::string_view key() const override { return {data_, key_size_}; }
   std::string_view value() const override { return {data_ + key_size_, value_size_}; }
 
  private:
-  const char* data_;
-  uint32_t key_size_;  // keys are at most 250 bytes, values far below 4 GiB
+  // The sizes first: they fit in the tail padding Item leaves after its last byte-sized
+  // fields, which keeps the item (with the pointer) in one cache line.
+  uint16_t key_size_;  // keys are at most 250 bytes plus a collection prefix (the commands
+                       // check), values far below 4 GiB
   uint32_t value_size_;
+  const char* data_;
 };
-// 8 bytes for Item::rev_seqno and 8 for Item::seqno (Item::deleted fits in padding).
+// 8 bytes for Item::rev_seqno and 8 for Item::seqno; Item::vbucket, deleted, persisted and
+// the 16-bit key size fit in what was padding.
 static_assert(sizeof(InlineItem) == 64);
 
 class RemetaItem final : public Item {
@@ -107,6 +111,9 @@ std::shared_ptr<Item> remeta_item(const ItemPtr& base) {
   item->deleted = base->deleted;
   item->rev_seqno = base->rev_seqno;
   item->seqno = base->seqno;
+  item->vbucket = base->vbucket;
+  // Not `persisted`: the copy is a new revision (touch) that the flusher has yet to write,
+  // unless its maker says otherwise (a lock changes nothing on disk).
   return item;
 }
 

@@ -24,6 +24,11 @@ class alignas(64) VBucket {  // one cache line each: neighbours are written by o
   VBucket(const VBucket&) = delete;
   VBucket& operator=(const VBucket&) = delete;
 
+  // Its number in the bucket (0 until the bucket sets it, once, before serving): what a
+  // persistent bucket files each of its items under (Item::vbucket).
+  uint16_t id() const { return id_; }
+  void set_id(uint16_t id) { id_ = id; }
+
   cluster::VBucketState state() const { return state_.load(std::memory_order_acquire); }
 
   // Moving into the active state from any other starts a new history: a new uuid, and the
@@ -53,6 +58,7 @@ class alignas(64) VBucket {  // one cache line each: neighbours are written by o
   }
 
  private:
+  uint16_t id_ = 0;  // written before any thread shares the vbucket
   std::atomic<cluster::VBucketState> state_{cluster::VBucketState::Dead};  // until given one
   std::atomic<uint64_t> uuid_{0};
   std::atomic<uint64_t> seqno_{0};
