@@ -12,6 +12,7 @@
 #include "commands/dispatcher.h"
 #include "common/log.h"
 #include "engine/engine.h"
+#include "engine/persistence.h"
 #include "engine/expiry_pager.h"
 #include "engine/item_pager.h"
 #include "executor/executor_pool.h"
@@ -67,6 +68,10 @@ int main(int argc, char** argv) {
                             documents, options->expiry_pager_interval, bucket->executor_owner()),
                         options->expiry_pager_interval);
       tern::engine::attach_item_pager(documents, executor, bucket->executor_owner());
+      // A persistent bucket warms up from disk, then flushes what changes.
+      if (tern::engine::Persistence* persistence = bucket->persistence()) {
+        persistence->start(executor, bucket->executor_owner());
+      }
     }
     tern::ternd::ExecutorStats executor_stats(executor);
 
@@ -91,6 +96,17 @@ int main(int argc, char** argv) {
     spdlog::info("ternd {} listening on {} with {} threads", kVersion, endpoint_text(endpoint),
                  options->threads);
     server.run();
+
+    // A clean stop loses nothing acknowledged: no request runs any more, so once a bucket's
+    // tasks are stopped (unregister waits for a running flush) what is still queued is the
+    // last of it.
+    for (const auto& bucket : node->buckets()) {
+      tern::engine::Persistence* persistence = bucket->persistence();
+      if (persistence == nullptr) continue;
+      executor.unregister(bucket->executor_owner());
+      persistence->flush_before_exit();
+      spdlog::info("bucket {}: flushed to disk", bucket->name());
+    }
   } catch (const std::exception& error) {
     spdlog::error("ternd: {}", error.what());
     return 1;

@@ -1,9 +1,14 @@
 #include "ternd/node_builder.h"
 
+#include <filesystem>
+#include <stdexcept>
+
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "auth/scram.h"
 #include "auth/scram_algorithm.h"
+#include "storage/store.h"
 #include "ternd/version.h"
 
 namespace tern::ternd {
@@ -13,11 +18,29 @@ namespace {
 // Iterations for credentials derived from a development password at start-up.
 constexpr uint32_t kDevPasswordIterations = 4096;
 
-engine::Config engine_config(const Options& options, size_t quota_bytes) {
+engine::Config engine_config(const Options& options, size_t quota_bytes, bool persistent) {
   engine::Config config;
   config.memory_quota_bytes = quota_bytes;
   config.max_item_size = options.max_item_size;
+  config.persistent = persistent;
   return config;
+}
+
+// Opens the bucket's store under the data directory and hands it to the bucket.
+void make_persistent(engine::Bucket& bucket, const Options& options) {
+  if (!options.data_dir) {
+    throw std::runtime_error(fmt::format(
+        "bucket {} is persistent (type couchbase) and needs a data directory: --data-dir or "
+        "[server] data_dir",
+        bucket.name()));
+  }
+  const std::string directory = (std::filesystem::path(*options.data_dir) / bucket.name()).string();
+  storage::StoreOptions store_options;
+  // Tombstones live on disk as long as in memory: a purge on one side only would let a
+  // deleted document come back at the next warmup, or be forgotten while memory still has it.
+  store_options.purge_interval_seconds = bucket.documents().config().metadata_purge_seconds;
+  bucket.make_persistent(storage::open_rocksdb_store(directory, store_options));
+  spdlog::info("bucket {}: couchbase (persistent), data in {}", bucket.name(), directory);
 }
 
 cluster::CollectionsManifest manifest_of(const config::BucketSpec& spec) {
@@ -63,7 +86,7 @@ std::unique_ptr<commands::Node> build_node(const Options& options,
   auth::UserDirectory users;
   if (file == nullptr) {
     buckets.push_back(std::make_unique<engine::Bucket>(
-        "default", engine_config(options, options.memory_mb * 1024 * 1024),
+        "default", engine_config(options, options.memory_mb * 1024 * 1024, false),
         cluster::CollectionsManifest::default_only(), 1));
     return std::make_unique<commands::Node>(std::move(settings), std::move(buckets),
                                             std::move(users));
@@ -73,8 +96,15 @@ std::unique_ptr<commands::Node> build_node(const Options& options,
   settings.anonymous_bucket = file->server.anonymous_bucket.value_or("");
   for (size_t i = 0; i < file->buckets.size(); ++i) {
     const config::BucketSpec& spec = file->buckets[i];
+    const bool persistent = spec.type == config::BucketType::Couchbase;
     buckets.push_back(std::make_unique<engine::Bucket>(
-        spec.name, engine_config(options, spec.memory_quota_bytes), manifest_of(spec), i + 1));
+        spec.name, engine_config(options, spec.memory_quota_bytes, persistent), manifest_of(spec),
+        i + 1));
+    if (persistent) {
+      make_persistent(*buckets.back(), options);
+    } else {
+      spdlog::info("bucket {}: ephemeral (memory only)", spec.name);
+    }
   }
   for (const config::UserSpec& spec : file->users) users.add(user_of(spec));
   return std::make_unique<commands::Node>(std::move(settings), std::move(buckets),

@@ -86,6 +86,14 @@ CLI::Validator readable_file() {
       "");
 }
 
+CLI::Validator non_empty() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        return text.empty() ? "must not be empty (\".\" is the current directory)" : "";
+      },
+      "");
+}
+
 // A bare --verbose reaches the check as "true"; --verbose=VALUE as VALUE.
 CLI::Validator switch_value() {
   return CLI::Validator(
@@ -120,10 +128,19 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
   app.set_help_flag("-h,--help", "print this help and exit");
   app.set_version_flag("--version", std::string("ternd ") + kVersion, "print the version and exit");
 
-  app.add_option("--config", options.config_path, "TOML file of buckets, users and settings")
-      ->check(readable_file())
-      ->option_text("FILE")
-      ->default_str("one bucket 'default', no login");
+  CLI::Option* config =
+      app.add_option("--config", options.config_path, "TOML file of buckets, users and settings")
+          ->check(readable_file())
+          ->option_text("FILE")
+          ->default_str("one bucket 'default', no login");
+  // Requires --config: without a file the one bucket is ephemeral, and a data directory that
+  // silently held nothing would mislead whoever expects their documents there.
+  app.add_option("--data-dir", options.data_dir,
+                 "directory of the couchbase buckets' files, one folder per bucket")
+      ->check(non_empty())
+      ->needs(config)
+      ->option_text("DIR")
+      ->default_str("[server] data_dir of --config");
   app.add_flag("--hash-password", options.hash_password,
                "read a password on stdin, print its SCRAM lines for --config, and exit")
       ->check(switch_value());
@@ -150,10 +167,12 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
       ->check(switch_value())
       ->default_str("off");
   app.footer(
-      "--listen and --port override the [server] settings of a --config file.\n\n"
+      "--listen and --port override the [server] settings of a --config file, and\n"
+      "--data-dir its data_dir.\n\n"
       "Exit status: 0 after a clean stop (SIGINT or SIGTERM), 64 for a usage error\n"
       "(a --config file that cannot be read included), 1 if start-up fails (for example,\n"
-      "the port is in use or the --config file is invalid).");
+      "the port is in use, the --config file is invalid, or a couchbase bucket has no data\n"
+      "directory or cannot open it).");
 
   try {
     app.parse(argc, argv);
@@ -170,6 +189,7 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
 void apply_server_settings(const config::ServerSpec& server, Options& options) {
   if (server.listen && !options.listen_given) options.listen = *server.listen;
   if (server.port && !options.port_given) options.port = *server.port;
+  if (server.data_dir && !options.data_dir) options.data_dir = *server.data_dir;
 }
 
 }  // namespace tern::ternd

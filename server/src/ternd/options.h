@@ -25,6 +25,10 @@ struct Options {
   bool verbose = false;
   // --config: a file that existed and was readable when the command line was parsed.
   std::optional<std::string> config_path;
+  // Where couchbase buckets keep their files (one directory per bucket): --data-dir, else
+  // the config file's [server] data_dir. Only with --config: without one, ternd serves an
+  // ephemeral bucket and --data-dir is a usage error.
+  std::optional<std::string> data_dir;
   // --hash-password: run run_hash_password (hash_password.h) instead of a server.
   bool hash_password = false;
   // Whether --listen and --port were given, so that the config file's do not replace them.
@@ -39,8 +43,8 @@ struct Options {
 // is inside it is checked later, by config::load_config.
 std::optional<Options> parse_options(int argc, char** argv, int& exit_code);
 
-// Takes listen and port from a config file's [server] table, except those the command line
-// gave: the file holds a deployment's settings, a flag a one-off change.
+// Takes listen, port and data_dir from a config file's [server] table, except those the
+// command line gave: the file holds a deployment's settings, a flag a one-off change.
 void apply_server_settings(const config::ServerSpec& server, Options& options);
 
 }  // namespace tern::ternd

@@ -18,6 +18,7 @@ bool SettingsStats::emit_stats(std::string_view group, const commands::StatEmitt
   emit("max_item_size", std::to_string(options_.max_item_size));
   emit("max_connections", std::to_string(options_.max_connections));
   emit("expiry_pager_interval", fmt::format("{}", options_.expiry_pager_interval));
+  emit("data_dir", options_.data_dir.value_or(""));
   emit("verbose", options_.verbose ? "yes" : "no");
   return true;
 }
