@@ -1,0 +1,269 @@
+// The engine's hooks for a persistent bucket: the dirty queues and their listener, warmup's
+// restore(), and the rule that such a bucket evicts nothing.
+#include <string>
+#include <vector>
+
+#include "engine/engine_fixture.h"
+#include "engine/stored_item.h"
+#include "engine/vbucket.h"
+
+namespace tern::engine {
+namespace {
+
+// One shard, so that the queue's order is the order of the writes across keys too.
+Config persistent_config() {
+  Config config = small_config();
+  config.shard_count = 1;
+  config.persistent = true;
+  return config;
+}
+
+class PersistenceHooksTest : public EngineTest {
+ protected:
+  PersistenceHooksTest() : EngineTest(persistent_config()) { vbucket_.set_id(7); }
+
+  MutationOptions on_vbucket() { return {.vbucket = &vbucket_}; }
+  MutationResult set_on_vbucket(std::string_view key, std::string_view value) {
+    return engine_.store(StoreMode::Set, key, value, 0, 0, 0, 0, on_vbucket());
+  }
+
+  std::vector<ItemPtr> take() {
+    std::vector<ItemPtr> taken;
+    engine_.take_dirty(taken);
+    return taken;
+  }
+
+  // One line per queued change: "key value", or "key (deleted)" for a tombstone.
+  std::vector<std::string> describe(const std::vector<ItemPtr>& items) {
+    std::vector<std::string> lines;
+    for (const ItemPtr& item : items) {
+      lines.push_back(std::string(item->key()) +
+                      (item->deleted ? " (deleted)" : " " + std::string(item->value())));
+    }
+    return lines;
+  }
+
+  VBucket vbucket_;
+};
+
+TEST_F(PersistenceHooksTest, EveryNewRevisionIsQueuedInOrderAsPublished) {
+  set("a", "1");
+  set("b", "2");
+  engine_.concat(ConcatMode::Append, "a", "x", 0);
+  engine_.arithmetic("n", true, 1, 5, 0, 0);
+  engine_.touch("b", 100);  // a new expiry is a new revision to persist
+  engine_.remove("a", 0);
+  engine_.write_document("d", {.value = "{}", .deleted = true});  // created as deleted
+  EXPECT_EQ(engine_.dirty_count(), 7u);
+  const std::vector<ItemPtr> taken = take();
+  EXPECT_EQ(describe(taken), (std::vector<std::string>{"a 1", "b 2", "a 1x", "n 5", "b 2",
+                                                        "a (deleted)", "d (deleted)"}));
+  EXPECT_NE(taken[4]->expiry_ms, 0);
+  EXPECT_EQ(engine_.dirty_count(), 0u);
+  EXPECT_TRUE(take().empty());
+}
+
+TEST_F(PersistenceHooksTest, QueuedItemsAreThePublishedOnesWithTheirVbucketAndSeqno) {
+  const MutationResult first = set_on_vbucket("a", "1");
+  const MutationResult removed = engine_.remove("a", 0, on_vbucket());
+  const std::vector<ItemPtr> taken = take();
+  ASSERT_EQ(taken.size(), 2u);
+  EXPECT_EQ(taken[0]->cas, first.cas);
+  EXPECT_EQ(taken[0]->seqno, first.seqno);
+  EXPECT_EQ(taken[1]->cas, removed.cas);
+  EXPECT_EQ(taken[1]->seqno, removed.seqno);
+  for (const ItemPtr& item : taken) {
+    EXPECT_EQ(item->vbucket, 7u);
+    EXPECT_FALSE(item->persisted);  // the flusher sets it once the item is on disk
+  }
+  EXPECT_EQ(engine_.get_meta("a").cas, removed.cas);  // the tombstone queued is the one kept
+}
+
+TEST_F(PersistenceHooksTest, ALockIsNotQueuedAndKeepsWhetherTheItemIsOnDisk) {
+  set("a", "1");
+  take()[0]->persisted = true;  // as the flusher does
+  const GetResult locked = engine_.get_locked("a", 0);
+  ASSERT_EQ(locked.status, Status::Success);
+  EXPECT_TRUE(locked.item->persisted);
+  EXPECT_EQ(engine_.unlock("a", locked.item->cas), Status::Success);
+  EXPECT_EQ(engine_.dirty_count(), 0u);
+}
+
+TEST_F(PersistenceHooksTest, FailedMutationsQueueNothing) {
+  set("a", "1");
+  take();
+  EXPECT_EQ(engine_.store(StoreMode::Add, "a", "2", 0, 0, 0, 0).status, Status::Exists);
+  EXPECT_EQ(engine_.remove("missing", 0).status, Status::NotFound);
+  EXPECT_EQ(set("a", "2", 0, /*cas=*/12345).status, Status::CasMismatch);
+  EXPECT_EQ(engine_.dirty_count(), 0u);
+}
+
+TEST_F(PersistenceHooksTest, ListenerIsCalledOncePerBatch) {
+  int calls = 0;
+  engine_.set_dirty_listener([&] { ++calls; });
+  set("a", "1");
+  EXPECT_EQ(calls, 1);
+  set("b", "1");
+  set("a", "2");
+  EXPECT_EQ(calls, 1);  // the flusher was already told; it takes all three at once
+  EXPECT_EQ(take().size(), 3u);
+  EXPECT_EQ(calls, 1);
+  set("c", "1");
+  EXPECT_EQ(calls, 2);
+  take();
+  take();  // an empty take changes nothing
+  EXPECT_EQ(calls, 2);
+}
+
+// A delete must reach the disk even where memory keeps no tombstone.
+TEST(PersistentEngine, ARemoveWithoutTombstonesStillQueuesOne) {
+  Config config = persistent_config();
+  config.metadata_purge_seconds = 0;
+  ManualClock clock;
+  Engine engine(config, clock);
+  engine.store(StoreMode::Set, "a", "1", 0, 0, 0, 0);
+  const uint64_t mem_with_item = engine.mem_used();
+  ASSERT_EQ(engine.remove("a", 0).status, Status::Success);
+  EXPECT_EQ(engine.get_meta("a").status, Status::NotFound);
+  EXPECT_LT(engine.mem_used(), mem_with_item);
+  EXPECT_EQ(engine.mem_used(), 0u);
+  std::vector<ItemPtr> taken;
+  engine.take_dirty(taken);
+  ASSERT_EQ(taken.size(), 2u);
+  EXPECT_TRUE(taken[1]->deleted);
+}
+
+TEST(EphemeralEngine, QueuesNothingAndNeverCallsTheListener) {
+  ManualClock clock;
+  Engine engine(small_config(), clock);
+  int calls = 0;
+  engine.set_dirty_listener([&] { ++calls; });
+  engine.store(StoreMode::Set, "a", "1", 0, 0, 0, 0);
+  engine.remove("a", 0);
+  EXPECT_EQ(engine.dirty_count(), 0u);
+  std::vector<ItemPtr> taken;
+  engine.take_dirty(taken);
+  EXPECT_TRUE(taken.empty());
+  EXPECT_EQ(calls, 0);
+}
+
+// --- restore(): warmup's insert. ---
+
+std::shared_ptr<Item> stored(std::string_view key, std::string_view value, uint64_t cas) {
+  auto item = make_item(key, {value});
+  item->cas = cas;
+  item->rev_seqno = 3;
+  item->seqno = 9;
+  item->vbucket = 7;
+  return item;
+}
+
+TEST_F(PersistenceHooksTest, RestoreInsertsTheItemAsStoredAndAlreadyPersisted) {
+  ASSERT_TRUE(engine_.restore(stored("a", "1", 500)));
+  const GetResult got = engine_.get("a");
+  ASSERT_EQ(got.status, Status::Success);
+  EXPECT_EQ(got.item->value(), "1");
+  EXPECT_EQ(got.item->cas, 500u);
+  EXPECT_EQ(got.item->rev_seqno, 3u);
+  EXPECT_EQ(got.item->seqno, 9u);
+  EXPECT_TRUE(got.item->persisted);
+  EXPECT_EQ(engine_.stats().curr_items, 1u);
+  EXPECT_EQ(engine_.mem_used(), item_charge(1, 1));
+  EXPECT_EQ(engine_.dirty_count(), 0u);  // it is on disk already
+  // The next revision follows the restored one.
+  set("a", "2");
+  EXPECT_EQ(engine_.get_meta("a").rev_seqno, 4u);
+}
+
+TEST_F(PersistenceHooksTest, RestoreLeavesAKeyThatHasAnItem) {
+  set("a", "new");
+  EXPECT_TRUE(engine_.restore(stored("a", "old", 1)));
+  EXPECT_EQ(value_of("a"), "new");
+}
+
+TEST_F(PersistenceHooksTest, RestoreSkipsExpiredDocuments) {
+  auto item = stored("a", "1", 1);
+  item->expiry_ms = clock_.steady_ms() - 1;
+  EXPECT_TRUE(engine_.restore(item));
+  EXPECT_EQ(engine_.get_meta("a").status, Status::NotFound);
+  EXPECT_EQ(engine_.mem_used(), 0u);
+}
+
+TEST_F(PersistenceHooksTest, RestoredTombstonesCountAsTombstones) {
+  auto tombstone = stored("a", "", 1);
+  tombstone->deleted = true;
+  tombstone->expiry_ms = clock_.steady_ms() + 1000;
+  ASSERT_TRUE(engine_.restore(tombstone));
+  EXPECT_EQ(value_of("a"), kMissing);
+  EXPECT_TRUE(engine_.get_meta("a").deleted);
+  EXPECT_EQ(engine_.stats().curr_items, 0u);
+  EXPECT_EQ(engine_.store(StoreMode::Add, "a", "1", 0, 0, 0, 0).status, Status::Success);
+}
+
+TEST_F(PersistenceHooksTest, RestoreRefusesWhatDoesNotFitBelowTheLowWatermark) {
+  const std::string value(1000, 'v');
+  int restored = 0;
+  while (engine_.restore(stored("k" + std::to_string(restored), value, 1))) ++restored;
+  EXPECT_GT(restored, 0);
+  EXPECT_LE(engine_.mem_used(), engine_.low_watermark_bytes());
+  EXPECT_GT(engine_.mem_used() + item_charge(1 + std::to_string(restored).size(), 1000),
+            engine_.low_watermark_bytes());
+  EXPECT_EQ(engine_.stats().curr_items, static_cast<uint64_t>(restored));
+  EXPECT_EQ(value_of("k" + std::to_string(restored)), kMissing);
+}
+
+// CAS = sequence << shard bits | shard index, and the disk may hold CAS values from another
+// shard count: a new write must still get a larger CAS than any restored.
+struct CasFloorCase {
+  const char* name;
+  uint64_t restored_cas;
+};
+
+class RestoreCasFloorTest : public ::testing::TestWithParam<CasFloorCase> {};
+
+TEST_P(RestoreCasFloorTest, NewWritesGetALargerCasThanAnyRestored) {
+  Config config = small_config();  // 4 shards: 2 bits
+  config.persistent = true;
+  ManualClock clock;
+  Engine engine(config, clock);
+  ASSERT_TRUE(engine.restore(stored("restored", "1", GetParam().restored_cas)));
+  for (int i = 0; i < 8; ++i) {  // every shard's next CAS
+    const MutationResult written =
+        engine.store(StoreMode::Set, "k" + std::to_string(i), "1", 0, 0, 0, 0);
+    EXPECT_GT(written.cas, GetParam().restored_cas) << "key k" << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, RestoreCasFloorTest,
+    ::testing::Values(CasFloorCase{"SameShardCount", (uint64_t{1000} << 2) | 3},
+                      CasFloorCase{"MoreShardsBefore", (uint64_t{1000} << 10) | 1023},
+                      CasFloorCase{"OneShardBefore", 123456789}),
+    [](const ::testing::TestParamInfo<CasFloorCase>& info) { return info.param.name; });
+
+// --- Eviction: a persistent bucket evicts nothing yet (no background fetch). ---
+
+TEST(PersistentEngine, NeverEvictsAndWritesPastTheQuotaFail) {
+  Config config = small_config();
+  config.persistent = true;
+  ManualClock clock;
+  Engine engine(config, clock);
+  const std::string value(1000, 'v');
+  int stored_items = 0;
+  Status status = Status::Success;
+  while ((status = engine.store(StoreMode::Set, "k" + std::to_string(stored_items), value, 0,
+                                0, 0, 0)
+                       .status) == Status::Success) {
+    ++stored_items;
+  }
+  EXPECT_EQ(status, Status::OutOfMemory);
+  EXPECT_EQ(engine.evict(engine.mem_used()), 0u);
+  EXPECT_EQ(engine.stats().evictions, 0u);
+  EXPECT_EQ(engine.stats().curr_items, static_cast<uint64_t>(stored_items));
+  for (int i = 0; i < stored_items; ++i) {
+    EXPECT_EQ(engine.get("k" + std::to_string(i)).status, Status::Success) << i;
+  }
+}
+
+}  // namespace
+}  // namespace tern::engine
