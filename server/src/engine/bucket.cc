@@ -1,6 +1,7 @@
 #include "engine/bucket.h"
 
 #include <random>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -24,13 +25,23 @@ Bucket::Bucket(std::string name, Config config, cluster::CollectionsManifest man
     : name_(std::move(name)),
       uuid_(random_uuid_hex()),
       owner_(owner),
+      clock_(clock),
       documents_(config, clock),
       manifest_(std::move(manifest)),
       vbuckets_(std::make_unique<VBucket[]>(cluster::kVBucketCount)) {
   // A node serves every vbucket until an administrator installs a map that says otherwise.
   for (uint16_t id = 0; id < cluster::kVBucketCount; ++id) {
+    vbuckets_[id].set_id(id);
     set_vbucket_state(id, cluster::VBucketState::Active);
   }
+}
+
+void Bucket::make_persistent(std::unique_ptr<storage::Store> store) {
+  if (persistence_) throw std::logic_error("bucket " + name_ + " is already persistent");
+  if (!documents_.config().persistent) {
+    throw std::logic_error("bucket " + name_ + " has no persistent engine (Config::persistent)");
+  }
+  persistence_ = std::make_unique<Persistence>(documents_, vbuckets(), std::move(store), clock_);
 }
 
 bool Bucket::set_vbucket_state(uint16_t id, cluster::VBucketState state) {

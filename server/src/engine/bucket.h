@@ -51,7 +51,7 @@ class Bucket {
 
   // Makes the bucket persistent (type couchbase): `store` holds its documents on disk. Call
   // once, before serving and before Persistence::start(); the engine's Config must have
-  // `persistent` set.
+  // `persistent` set (std::logic_error otherwise, or on a second call).
   void make_persistent(std::unique_ptr<storage::Store> store);
 
   // The store and its tasks; null for an ephemeral bucket.
@@ -75,6 +75,7 @@ class Bucket {
   const std::string name_;
   const std::string uuid_;
   const executor::OwnerId owner_;
+  const Clock& clock_;  // the persistence's tasks time their waits with it
   Engine documents_;
   const cluster::CollectionsManifest manifest_;
   std::unique_ptr<VBucket[]> vbuckets_;

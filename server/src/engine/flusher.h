@@ -9,6 +9,15 @@
 // The persisted seqno it sets is exact: before taking the queues it reads every vbucket's high
 // seqno, and a change is numbered and queued under the same shard lock that take_dirty()
 // takes, so every change numbered up to those seqnos is in the batch (or an earlier one).
+// The seqno stored beside the batch may be higher: it also covers the batch's own items
+// numbered after that read, so that a restart never numbers a change with a seqno already
+// on disk. (A change numbered below it that was not yet queued is then absent after a
+// crash: it was never reported persisted, so nothing that waited for it was acknowledged.)
+//
+// A tombstone is stored with its deletion time as its expiry (storage::Record). The engine
+// keeps a tombstone's purge time instead (Item::expiry_ms: deletion plus
+// Config::metadata_purge_seconds), so the flusher subtracts the purge interval; warmup adds
+// it back.
 
 #include <atomic>
 #include <cstdint>
@@ -16,6 +25,7 @@
 #include <span>
 #include <vector>
 
+#include "common/clock.h"
 #include "engine/engine.h"
 #include "engine/vbucket.h"
 #include "executor/task.h"
@@ -29,14 +39,22 @@ class Flusher final : public executor::Task {
   // kept and retried; nothing is lost from memory).
   static constexpr double kRetrySeconds = 1.0;
 
-  // `vbuckets` are the bucket's (cluster::kVBucketCount of them). All must outlive the task.
-  Flusher(Engine& engine, std::span<VBucket> vbuckets, storage::Store& store,
-          executor::OwnerId owner);
+  // How many times in a row flush_all() lets the store refuse a batch before giving up.
+  static constexpr int kExitAttempts = 3;
 
+  // `vbuckets` are the bucket's (cluster::kVBucketCount of them), indexed by id. `clock` is
+  // the executor's: it times the wait before a retry. All must outlive the task.
+  Flusher(Engine& engine, std::span<VBucket> vbuckets, storage::Store& store,
+          executor::OwnerId owner, const Clock& clock = SystemClock::instance());
+
+  // One batch, then sleeps until woken (or runs again at once when more is queued). After a
+  // refused batch it waits kRetrySeconds, even when woken meanwhile, so a failing disk is not
+  // retried (and logged) once per incoming write.
   bool run() override;
 
   // Writes everything queued, on the calling thread, until the queues are empty. For a
-  // clean shutdown, once the executor no longer runs the bucket's tasks.
+  // clean shutdown, once the executor no longer runs the bucket's tasks. Throws
+  // storage::StoreError when the store refuses kExitAttempts batches in a row.
   void flush_all();
 
   // Called after each batch is on disk and the persisted seqnos are advanced. Set before
@@ -53,11 +71,22 @@ class Flusher final : public executor::Task {
   // One batch: returns false when the store refused it (it stays in batch_ for a retry).
   bool flush_once();
 
+  // The record for a taken item; its views point into the item.
+  storage::Record record_of(const Item& item) const;
+
   Engine& engine_;
   const std::span<VBucket> vbuckets_;
   storage::Store& store_;
+  const Clock& clock_;
   std::function<void()> persisted_listener_;
-  std::vector<ItemPtr> batch_;  // touched only by run() / flush_all(), never concurrently
+  // Touched only by run() / flush_all(), never concurrently; kept between runs so that a
+  // batch does not allocate them afresh.
+  std::vector<ItemPtr> batch_;
+  std::vector<uint64_t> snapshot_;  // each vbucket's high seqno before the take
+  std::vector<uint64_t> stored_;    // each vbucket's seqno to store with the batch
+  std::vector<storage::Record> records_;
+  std::vector<storage::VBucketSeqno> seqnos_;
+  int64_t retry_at_ms_ = 0;  // after a refused batch: no attempt before this steady time
   std::atomic<uint64_t> total_persisted_{0};
   std::atomic<uint64_t> todo_{0};
   std::atomic<uint64_t> batches_{0};

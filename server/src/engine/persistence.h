@@ -6,8 +6,10 @@
 // Wiring: the engine's dirty listener wakes the flusher (asynchronously); after each batch
 // the flusher tells the durability monitor, which commits and completes the writes it covers.
 
+#include <functional>
 #include <memory>
 #include <span>
+#include <string_view>
 
 #include "common/clock.h"
 #include "engine/durability_monitor.h"
@@ -26,23 +28,39 @@ class Persistence {
   Persistence(Engine& engine, std::span<VBucket> vbuckets, std::unique_ptr<storage::Store> store,
               const Clock& clock);
 
-  // Schedules warmup (Reader), the flusher (Writer, sleeping until woken) and the durability
-  // timeout task (NonIO) as `owner`'s tasks, and connects the engine's dirty listener to an
-  // asynchronous wake of the flusher. Call once.
+  // Builds warmup (Reader, at once), the flusher (Writer, sleeping until woken) and the
+  // durability timeout task (NonIO) as `owner`'s tasks and schedules them, and connects the
+  // engine's dirty listener to an asynchronous wake of the flusher. Call once, before
+  // serving; `executor` must outlive the engine's writes.
   void start(executor::Executor& executor, executor::OwnerId owner);
 
-  bool warm() const { return warmup_->done(); }
+  // Warmup has run to the end. False before start().
+  bool warm() const { return warmup_ && warmup_->done(); }
 
   storage::Store& store() { return *store_; }
-  Flusher& flusher() { return *flusher_; }
-  Warmup& warmup() { return *warmup_; }
+  // The tasks; null until start().
+  Flusher* flusher() { return flusher_.get(); }
+  Warmup* warmup() { return warmup_.get(); }
   DurabilityMonitor& durability() { return durability_; }
 
+  // Calls visit(name, value) for each STAT of the bucket's persistence, in order:
+  // ep_queue_size, ep_flusher_todo, ep_total_persisted, ep_flusher_batches,
+  // ep_flusher_failures, ep_warmup_state, ep_warmup_value_count, ep_warmup_skipped,
+  // ep_warmup_time_ms, ep_durability_pending, ep_durability_committed,
+  // ep_durability_ambiguous. Numbers in decimal; before start() the tasks' read 0 and
+  // "initialize".
+  void for_each_stat(
+      const std::function<void(std::string_view name, std::string_view value)>& visit) const;
+
   // A clean shutdown: once the executor has stopped the bucket's tasks (unregister), writes
-  // everything still queued, so nothing acknowledged is lost.
+  // everything still queued, so nothing acknowledged is lost. Throws storage::StoreError when
+  // the store keeps refusing (Flusher::flush_all).
   void flush_before_exit();
 
  private:
+  Engine& engine_;
+  const std::span<VBucket> vbuckets_;
+  const Clock& clock_;
   std::unique_ptr<storage::Store> store_;
   std::shared_ptr<Flusher> flusher_;
   std::shared_ptr<Warmup> warmup_;

@@ -3,12 +3,23 @@
 // vbucket's persisted high seqno first, then the documents and tombstones in key order, each
 // as it was stored (Engine::restore). Until it is done the bucket is not warm: its data
 // commands answer Etmpfail, which SDKs retry. STAT shows the state and progress.
+//
+// Everything is loaded, values too, while the quota allows (Engine::restore keeps below the
+// low watermark). Past that it stops loading and logs how many documents stayed on disk
+// only: a persistent bucket cannot yet fetch them back (background fetch is a later step).
+// A store that cannot be read (StoreError) ends the run with an error in the log, and the
+// bucket stays not warm rather than serve part of its data.
+//
+// A tombstone comes back with its purge time as its expiry (Item::expiry_ms), the deletion
+// time the flusher stored plus Config::metadata_purge_seconds.
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string_view>
 
+#include "common/clock.h"
 #include "engine/engine.h"
 #include "engine/vbucket.h"
 #include "executor/task.h"
@@ -21,9 +32,12 @@ std::string_view warmup_state_name(WarmupState state);  // "initialize", "loadin
 
 class Warmup final : public executor::Task {
  public:
+  // `vbuckets` are the bucket's, indexed by id; `clock` times the run (duration_ms). All
+  // must outlive the task.
   Warmup(Engine& engine, std::span<VBucket> vbuckets, storage::Store& store,
-         executor::OwnerId owner);
+         executor::OwnerId owner, const Clock& clock = SystemClock::instance());
 
+  // Loads everything in one run and ends (returns false).
   bool run() override;
 
   WarmupState state() const { return state_.load(std::memory_order_acquire); }
@@ -33,9 +47,15 @@ class Warmup final : public executor::Task {
   int64_t duration_ms() const { return duration_ms_.load(std::memory_order_relaxed); }
 
  private:
+  // The item for a stored record, as it was published.
+  std::shared_ptr<Item> item_of(const storage::Record& record) const;
+  // Loads every record; throws StoreError when the store cannot be read.
+  void load();
+
   Engine& engine_;
   const std::span<VBucket> vbuckets_;
   storage::Store& store_;
+  const Clock& clock_;
   std::atomic<WarmupState> state_{WarmupState::Initialize};
   std::atomic<uint64_t> loaded_{0};
   std::atomic<uint64_t> skipped_{0};

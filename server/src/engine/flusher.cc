@@ -1,0 +1,128 @@
+#include "engine/flusher.h"
+
+#include <algorithm>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+namespace tern::engine {
+
+Flusher::Flusher(Engine& engine, std::span<VBucket> vbuckets, storage::Store& store,
+                 executor::OwnerId owner, const Clock& clock)
+    // A synced batch of many items may take a while on a slow disk: that is not a stall.
+    : Task(executor::TaskType::Writer, "Flusher", owner, /*max_expected_ms=*/1000),
+      engine_(engine),
+      vbuckets_(vbuckets),
+      store_(store),
+      clock_(clock),
+      snapshot_(vbuckets.size()),
+      stored_(vbuckets.size()) {}
+
+void Flusher::set_persisted_listener(std::function<void()> listener) {
+  persisted_listener_ = std::move(listener);
+}
+
+bool Flusher::run() {
+  const int64_t now = clock_.steady_ms();
+  if (now < retry_at_ms_) {
+    snooze(static_cast<double>(retry_at_ms_ - now) / 1000.0);
+    return true;
+  }
+  if (!flush_once()) {
+    retry_at_ms_ = now + static_cast<int64_t>(kRetrySeconds * 1000);
+    snooze(kRetrySeconds);
+    return true;
+  }
+  // Writers that queued during this run woke the task already; this also covers a change
+  // queued between the take and the wake being applied.
+  snooze(engine_.dirty_count() > 0 ? 0 : executor::kForever);
+  return true;
+}
+
+void Flusher::flush_all() {
+  int refused = 0;
+  while (true) {
+    if (!flush_once()) {
+      if (++refused == kExitAttempts) {
+        throw storage::StoreError("the store refused " + std::to_string(kExitAttempts) +
+                                  " batches in a row; " + std::to_string(batch_.size()) +
+                                  " changes are not on disk");
+      }
+      continue;
+    }
+    refused = 0;
+    if (engine_.dirty_count() == 0) return;
+  }
+}
+
+storage::Record Flusher::record_of(const Item& item) const {
+  storage::Record record;
+  record.vbucket = item.vbucket;
+  record.key = item.key();
+  record.value = item.value();
+  record.cas = item.cas;
+  record.seqno = item.seqno;
+  record.rev_seqno = item.rev_seqno;
+  record.flags = item.flags;
+  record.datatype = item.datatype;
+  record.deleted = item.deleted;
+  const uint32_t expiry = engine_.expiry_unix_seconds(item);
+  if (item.deleted) {
+    // The item holds its purge time; the store wants the deletion time (see the header).
+    const uint32_t purge = engine_.config().metadata_purge_seconds;
+    record.expiry = expiry > purge ? expiry - purge : expiry;
+  } else {
+    record.expiry = expiry;
+  }
+  return record;
+}
+
+bool Flusher::flush_once() {
+  // Read before the take: see the header for why this makes the persisted seqnos exact.
+  for (size_t id = 0; id < vbuckets_.size(); ++id) snapshot_[id] = vbuckets_[id].high_seqno();
+  engine_.take_dirty(batch_);
+  todo_.store(batch_.size(), std::memory_order_relaxed);
+  if (batch_.empty()) return true;
+
+  std::copy(snapshot_.begin(), snapshot_.end(), stored_.begin());
+  records_.clear();
+  records_.reserve(batch_.size());
+  for (const ItemPtr& item : batch_) {
+    records_.push_back(record_of(*item));
+    if (item->vbucket < stored_.size()) {
+      stored_[item->vbucket] = std::max(stored_[item->vbucket], item->seqno);
+    }
+  }
+  seqnos_.clear();
+  for (size_t id = 0; id < vbuckets_.size(); ++id) {
+    if (stored_[id] > vbuckets_[id].persisted_seqno()) {
+      seqnos_.push_back({static_cast<uint16_t>(id), stored_[id]});
+    }
+  }
+
+  try {
+    store_.write(records_, seqnos_);
+  } catch (const storage::StoreError& e) {
+    failures_.fetch_add(1, std::memory_order_relaxed);
+    spdlog::error("flusher: the store refused a batch of {} changes ({}); they stay queued "
+                  "in memory and are retried",
+                  batch_.size(), e.what());
+    return false;
+  }
+
+  for (const ItemPtr& item : batch_) item->persisted.store(true, std::memory_order_release);
+  for (size_t id = 0; id < vbuckets_.size(); ++id) {
+    if (snapshot_[id] > vbuckets_[id].persisted_seqno()) {
+      vbuckets_[id].set_persisted_seqno(snapshot_[id]);
+    }
+  }
+  total_persisted_.fetch_add(batch_.size(), std::memory_order_relaxed);
+  batches_.fetch_add(1, std::memory_order_relaxed);
+  todo_.store(0, std::memory_order_relaxed);
+  batch_.clear();
+  records_.clear();
+  if (persisted_listener_) persisted_listener_();
+  return true;
+}
+
+}  // namespace tern::engine

@@ -1,0 +1,63 @@
+#pragma once
+// For the engine's unit tests: a storage::Store in memory that counts its writes and can be
+// told to refuse them, as a full or failing disk would. Tests of the real store's behaviour
+// use open_rocksdb_store in a temporary directory instead.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "storage/store.h"
+
+namespace tern::engine {
+
+class TestStore final : public storage::Store {
+ public:
+  void write(std::span<const storage::Record> records,
+             std::span<const storage::VBucketSeqno> seqnos) override {
+    ++write_calls;
+    if (refuse_writes > 0) {
+      --refuse_writes;
+      throw storage::StoreError("no space left on device (test)");
+    }
+    for (const storage::Record& record : records) {
+      records_[{record.vbucket, std::string(record.key)}] = storage::OwnedRecord::copy(record);
+    }
+    for (const storage::VBucketSeqno& seqno : seqnos) high_seqnos_[seqno.vbucket] = seqno.seqno;
+  }
+
+  std::optional<storage::OwnedRecord> get(uint16_t vbucket, std::string_view key) override {
+    auto it = records_.find({vbucket, std::string(key)});
+    if (it == records_.end()) return std::nullopt;
+    return it->second;
+  }
+
+  void scan(const std::function<bool(const storage::Record&)>& visit) override {
+    for (const auto& [where, record] : records_) {
+      if (!visit(record.view())) return;
+    }
+  }
+
+  std::vector<storage::VBucketSeqno> high_seqnos() override {
+    std::vector<storage::VBucketSeqno> out;
+    for (const auto& [vbucket, seqno] : high_seqnos_) out.push_back({vbucket, seqno});
+    return out;
+  }
+
+  void compact() override {}
+
+  size_t size() const { return records_.size(); }
+
+  int write_calls = 0;
+  int refuse_writes = 0;  // the next this many writes throw StoreError
+
+ private:
+  std::map<std::pair<uint16_t, std::string>, storage::OwnedRecord> records_;
+  std::map<uint16_t, uint64_t> high_seqnos_;
+};
+
+}  // namespace tern::engine

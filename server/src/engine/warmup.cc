@@ -1,0 +1,101 @@
+#include "engine/warmup.h"
+
+#include <algorithm>
+#include <limits>
+
+#include <spdlog/spdlog.h>
+
+#include "engine/stored_item.h"
+
+namespace tern::engine {
+
+std::string_view warmup_state_name(WarmupState state) {
+  switch (state) {
+    case WarmupState::Initialize: return "initialize";
+    case WarmupState::LoadingData: return "loading data";
+    case WarmupState::Done: return "done";
+  }
+  return "unknown";
+}
+
+Warmup::Warmup(Engine& engine, std::span<VBucket> vbuckets, storage::Store& store,
+               executor::OwnerId owner, const Clock& clock)
+    // One run loads the whole bucket: minutes for a large one are expected, not a stall.
+    : Task(executor::TaskType::Reader, "Warmup", owner, /*max_expected_ms=*/10 * 60 * 1000),
+      engine_(engine),
+      vbuckets_(vbuckets),
+      store_(store),
+      clock_(clock) {}
+
+std::shared_ptr<Item> Warmup::item_of(const storage::Record& record) const {
+  auto item = make_item(record.key, {record.value});
+  item->cas = record.cas;
+  item->seqno = record.seqno;
+  item->rev_seqno = record.rev_seqno;
+  item->flags = record.flags;
+  item->vbucket = record.vbucket;
+  item->datatype = record.datatype;
+  item->deleted = record.deleted;
+  if (record.deleted) {
+    // Back from the deletion time the flusher stored to the purge time the engine keeps.
+    const uint64_t purge_at =
+        uint64_t{record.expiry} + engine_.config().metadata_purge_seconds;
+    item->expiry_ms = engine_.expiry_deadline_ms(
+        static_cast<uint32_t>(std::min<uint64_t>(purge_at, std::numeric_limits<uint32_t>::max())));
+  } else {
+    item->expiry_ms = engine_.expiry_deadline_ms(record.expiry);
+  }
+  item->persisted.store(true, std::memory_order_relaxed);
+  return item;
+}
+
+void Warmup::load() {
+  for (const storage::VBucketSeqno& stored : store_.high_seqnos()) {
+    if (stored.vbucket < vbuckets_.size()) vbuckets_[stored.vbucket].restore_seqno(stored.seqno);
+  }
+  bool full = false;
+  store_.scan([&](const storage::Record& record) {
+    if (record.vbucket >= vbuckets_.size()) {
+      skipped_.fetch_add(1, std::memory_order_relaxed);
+      return true;
+    }
+    // A seqno on disk is never handed out again, even one past the stored high seqno.
+    VBucket& vbucket = vbuckets_[record.vbucket];
+    if (record.seqno > vbucket.high_seqno()) vbucket.restore_seqno(record.seqno);
+    // Past the quota the rest is only counted, so the log can say exactly what stayed out.
+    if (full || !engine_.restore(item_of(record))) {
+      full = true;
+      skipped_.fetch_add(1, std::memory_order_relaxed);
+      return true;
+    }
+    loaded_.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  });
+}
+
+bool Warmup::run() {
+  const int64_t start = clock_.steady_ms();
+  state_.store(WarmupState::LoadingData, std::memory_order_release);
+  try {
+    load();
+  } catch (const storage::StoreError& e) {
+    spdlog::error("warmup: the store could not be read after {} documents ({}); the bucket "
+                  "stays unavailable (Etmpfail) rather than serve part of its data",
+                  loaded_values(), e.what());
+    return false;
+  }
+  const int64_t duration = clock_.steady_ms() - start;
+  duration_ms_.store(duration, std::memory_order_relaxed);
+  const uint64_t loaded = loaded_values();
+  if (skipped() > 0) {
+    spdlog::warn("warmup: the memory quota is full: {} documents loaded, {} more stay on disk "
+                 "only and read as missing until they fit (no background fetch yet)",
+                 loaded, skipped());
+  }
+  spdlog::info("warmup: done in {} ms: {} documents and tombstones loaded ({:.0f} per second)",
+               duration, loaded, duration > 0 ? loaded * 1000.0 / duration : 0.0);
+  state_.store(WarmupState::Done, std::memory_order_release);
+  return false;
+}
+
+}  // namespace tern::engine

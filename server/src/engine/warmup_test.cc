@@ -1,0 +1,142 @@
+// Warmup on the deterministic executor: an engine's data written by a flusher to the
+// in-memory store comes back into a fresh engine as it was.
+
+#include "engine/warmup.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "common/clock.h"
+#include "engine/flusher.h"
+#include "engine/persistent_engine_fixture.h"
+#include "engine/stored_item.h"
+#include "engine/test_store.h"
+#include "executor/manual_executor.h"
+
+namespace tern::engine {
+namespace {
+
+class WarmupTest : public ::testing::Test {
+ protected:
+  WarmupTest() : before_(clock_), executor_(clock_) {}
+
+  // Flushes everything `before_` holds, as a clean shutdown would.
+  void flush() {
+    Flusher(before_.engine, before_.vbuckets(), store_, executor::kServerOwner, clock_)
+        .flush_all();
+  }
+
+  // A restarted engine, warmed up from the store.
+  std::unique_ptr<PersistentEngine> restart(Config config = persistent_config()) {
+    auto after = std::make_unique<PersistentEngine>(clock_, config);
+    warmup_ = std::make_shared<Warmup>(after->engine, after->vbuckets(), store_,
+                                       executor::kServerOwner, clock_);
+    executor_.schedule(warmup_);
+    EXPECT_FALSE(warmup_->done());
+    EXPECT_EQ(warmup_state_name(warmup_->state()), "initialize");
+    EXPECT_EQ(executor_.run_ready(), 1u);
+    EXPECT_EQ(executor_.ready_count(), 0u) << "warmup runs once";
+    return after;
+  }
+
+  ManualClock clock_;
+  PersistentEngine before_;
+  TestStore store_;
+  executor::ManualExecutor executor_;
+  std::shared_ptr<Warmup> warmup_;
+};
+
+TEST_F(WarmupTest, RestoresDocumentsTombstonesAndSeqnos) {
+  const MutationResult a = before_.set("a", "alpha", 1);
+  const MutationResult b = before_.set("b", "beta", 2, /*expiry=*/500);
+  before_.set("gone", "x", 2);
+  ASSERT_EQ(before_.remove("gone", 2).status, Status::Success);
+  const MetaResult b_meta = before_.engine.get_meta("b");
+  const MetaResult gone_meta = before_.engine.get_meta("gone");
+  flush();
+
+  auto after = restart();
+  EXPECT_TRUE(warmup_->done());
+  EXPECT_EQ(warmup_state_name(warmup_->state()), "done");
+  EXPECT_EQ(warmup_->loaded_values(), 3u);
+  EXPECT_EQ(warmup_->skipped(), 0u);
+
+  EXPECT_EQ(after->value_of("a"), "alpha");
+  EXPECT_EQ(after->value_of("b"), "beta");
+  EXPECT_EQ(after->value_of("gone"), "<NotFound>");
+  EXPECT_EQ(after->engine.get("a").item->cas, a.cas);
+  EXPECT_EQ(after->engine.get("b").item->cas, b.cas);
+  EXPECT_TRUE(after->engine.get("a").item->persisted.load()) << "it is on disk: evictable";
+
+  const MetaResult b_after = after->engine.get_meta("b");
+  EXPECT_EQ(b_after.expiry, b_meta.expiry);
+  EXPECT_EQ(b_after.flags, b_meta.flags);
+  EXPECT_EQ(b_after.rev_seqno, b_meta.rev_seqno);
+  const MetaResult gone_after = after->engine.get_meta("gone");
+  EXPECT_EQ(gone_after.status, Status::Success);
+  EXPECT_TRUE(gone_after.deleted);
+  EXPECT_EQ(gone_after.cas, gone_meta.cas);
+  EXPECT_EQ(gone_after.expiry, gone_meta.expiry) << "the same deletion time";
+
+  for (uint16_t id = 0; id < kTestVBucketCount; ++id) {
+    EXPECT_EQ(after->vbuckets()[id].high_seqno(), before_.vbuckets()[id].high_seqno()) << id;
+    EXPECT_EQ(after->vbuckets()[id].persisted_seqno(), before_.vbuckets()[id].high_seqno()) << id;
+  }
+  EXPECT_EQ(after->engine.dirty_count(), 0u) << "what came from disk is not written back";
+}
+
+TEST_F(WarmupTest, AWriteAfterWarmupGetsAHigherSeqnoAndCas) {
+  const MutationResult old = before_.set("a", "old", 1);
+  flush();
+  auto after = restart();
+  const MutationResult fresh = after->set("b", "new", 1);
+  EXPECT_GT(fresh.seqno, old.seqno);
+  EXPECT_GT(fresh.cas, old.cas);
+}
+
+TEST_F(WarmupTest, ATombstoneIsPurgedWhenItsIntervalEndsAfterTheRestart) {
+  before_.set("gone", "x");
+  before_.remove("gone");
+  flush();
+  clock_.advance_seconds(60);
+  auto after = restart();
+  ASSERT_TRUE(after->engine.get_meta("gone").deleted);
+  clock_.advance_seconds(after->engine.config().metadata_purge_seconds - 60 + 1);
+  for (size_t shard = 0; shard < after->engine.shard_count(); ++shard) {
+    after->engine.purge_expired(shard, after->engine.shard_capacity(shard));
+  }
+  EXPECT_EQ(after->engine.get_meta("gone").status, Status::NotFound);
+}
+
+TEST_F(WarmupTest, StopsLoadingWhenTheQuotaIsFullAndCountsWhatStayedOnDisk) {
+  const std::string value(1000, 'v');
+  constexpr int kDocuments = 200;
+  for (int i = 0; i < kDocuments; ++i) {
+    ASSERT_EQ(before_.set("key" + std::to_string(i), value, i % kTestVBucketCount).status,
+              Status::Success);
+  }
+  flush();
+
+  auto after = restart(persistent_config(/*quota_bytes=*/50 * item_charge(6, value.size())));
+  EXPECT_TRUE(warmup_->done()) << "a full quota ends warmup; it does not hang the bucket";
+  EXPECT_GT(warmup_->loaded_values(), 0u);
+  EXPECT_GT(warmup_->skipped(), 0u);
+  EXPECT_EQ(warmup_->loaded_values() + warmup_->skipped(), uint64_t{kDocuments});
+  EXPECT_EQ(after->engine.stats().curr_items, warmup_->loaded_values());
+  for (uint16_t id = 0; id < kTestVBucketCount; ++id) {
+    EXPECT_EQ(after->vbuckets()[id].high_seqno(), before_.vbuckets()[id].high_seqno())
+        << "seqnos come back whole even when values do not";
+  }
+}
+
+TEST_F(WarmupTest, AnEmptyStoreWarmsAtOnce) {
+  auto after = restart();
+  EXPECT_TRUE(warmup_->done());
+  EXPECT_EQ(warmup_->loaded_values(), 0u);
+  EXPECT_EQ(after->vbuckets()[0].high_seqno(), 0u);
+}
+
+}  // namespace
+}  // namespace tern::engine
