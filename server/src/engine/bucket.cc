@@ -34,6 +34,7 @@ Bucket::Bucket(std::string name, Config config, cluster::CollectionsManifest man
     vbuckets_[id].set_id(id);
     set_vbucket_state(id, cluster::VBucketState::Active);
   }
+  documents_.set_vbuckets(vbuckets());  // an expiry in a persistent bucket is numbered there
 }
 
 void Bucket::make_persistent(std::unique_ptr<storage::Store> store) {

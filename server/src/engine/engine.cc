@@ -35,12 +35,36 @@ constexpr uint8_t kJson = protocol::datatype::kJson;
 }  // namespace
 
 KeyAccess::KeyAccess(Engine::Impl& impl, std::string_view key)
-    : hash_(hash_key(key)),
+    : impl_(impl),
+      hash_(hash_key(key)),
       shard_(impl.shard_for(hash_)),
       now_(impl.clock.steady_ms()),
       lock_(shard_.mutex) {
   impl.settle_flush(shard_, lock_, now_);
-  index_ = impl.find_entry(shard_, hash_, key, now_, graveyard_);
+  index_ = impl.find_entry(shard_, hash_, key, now_, graveyard_, wake_flusher_);
+}
+
+KeyAccess::~KeyAccess() {
+  if (!wake_flusher_) return;
+  lock_.unlock();  // the listener runs with no engine lock held
+  impl_.notify_dirty();
+}
+
+std::shared_ptr<Item> make_tombstone(const Item& document, int64_t purge_at_ms,
+                                     std::shared_ptr<Item> bare) {
+  std::shared_ptr<Item> tombstone;
+  if ((document.datatype & kXattr) != 0) {
+    const std::string kept = xattr::system_section(parts_of(document).attributes);
+    if (!kept.empty()) {
+      tombstone = make_item(document.key(), {kept});
+      tombstone->datatype = kXattr;
+    }
+  }
+  if (!tombstone) tombstone = bare ? std::move(bare) : make_item(document.key(), {});
+  tombstone->deleted = true;
+  tombstone->flags = document.flags;
+  tombstone->expiry_ms = purge_at_ms;
+  return tombstone;
 }
 
 GetResult Engine::get(std::string_view key) {
@@ -187,18 +211,9 @@ MutationResult Engine::remove(std::string_view key, uint64_t cas, MutationOption
         }
         counters.add(Counter::delete_hits);
         if (!keeps_tombstone) return Change{Status::Success, nullptr, false};
-        std::shared_ptr<Item> tombstone = bare_tombstone;
-        if ((current->datatype & kXattr) != 0) {
-          const std::string kept = xattr::system_section(parts_of(*current).attributes);
-          if (!kept.empty()) {
-            tombstone = make_item(key, {kept});
-            tombstone->datatype = kXattr;
-          }
-        }
-        tombstone->deleted = true;
-        tombstone->flags = current->flags;
-        tombstone->expiry_ms = impl_->tombstone_deadline(now);
-        return Change{Status::Success, std::move(tombstone), false};
+        return Change{Status::Success,
+                      make_tombstone(*current, impl_->tombstone_deadline(now), bare_tombstone),
+                      false};
       });
   return {applied.status, applied.cas, applied.seqno};
 }

@@ -271,6 +271,11 @@ class Engine {
   // Durable writes held aside now (STAT: durability pending).
   size_t prepared_count() const;
 
+  // The bucket's vbuckets, by id (Item::vbucket): what an expiry in a persistent bucket
+  // numbers its tombstone on. Call once, before serving; until then such tombstones take no
+  // seqno.
+  void set_vbuckets(std::span<VBucket> vbuckets);
+
   // Warmup: inserts an item read from disk as it was stored (CAS, seqnos, expiry, deleted),
   // already persisted, unless the key already has an item. Raises the CAS counters past its
   // CAS, so that later CAS values stay unique. Returns false, inserting nothing, when it does
@@ -286,7 +291,9 @@ class Engine {
 
   // Removes expired and flushed items from one shard, advancing over at most max_visits
   // slots and resuming where the previous call on that shard stopped, so shard_capacity()
-  // visits sweep the whole shard. Returns the items removed.
+  // visits sweep the whole shard. Returns the items removed. In a persistent bucket an
+  // expired document leaves a tombstone, queued for the disk like a remove's (one found
+  // expired by any other operation does too).
   size_t purge_expired(size_t shard, size_t max_visits);
 
   // Frees at least bytes_to_free bytes if it can by evicting the least recently used

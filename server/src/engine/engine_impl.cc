@@ -52,11 +52,12 @@ size_t Engine::Impl::apply_flush(Shard& shard, std::unique_lock<std::mutex>& loc
 }
 
 size_t Engine::Impl::find_entry(Shard& shard, uint64_t hash, std::string_view key, int64_t now,
-                                ItemPtr& graveyard) {
+                                ItemPtr& graveyard, bool& wake_flusher) {
   const size_t index = shard.table.find(hash, key);
   if (index == HashTable::npos || !is_expired(*shard.table.at(index).item, now)) return index;
-  purge_slot(shard, index, graveyard);
-  return HashTable::npos;
+  purge_slot(shard, index, now, graveyard, wake_flusher);
+  // An expiry in a persistent bucket may have left a tombstone in its place.
+  return persistent ? shard.table.find(hash, key) : HashTable::npos;
 }
 
 size_t Engine::Impl::remove_slot(Shard& shard, size_t index, ItemPtr& removed) {
@@ -69,11 +70,47 @@ size_t Engine::Impl::remove_slot(Shard& shard, size_t index, ItemPtr& removed) {
   return charge;
 }
 
-size_t Engine::Impl::purge_slot(Shard& shard, size_t index, ItemPtr& removed) {
+size_t Engine::Impl::purge_slot(Shard& shard, size_t index, int64_t now, ItemPtr& removed,
+                                bool& wake_flusher) {
+  const Item& item = *shard.table.at(index).item;
+  // A key with a durable write pending needs no tombstone: that write, queued after the
+  // document was, replaces it on disk anyway (and a tombstone numbered after the write
+  // would wrongly land on disk over it).
+  if (persistent && !item.deleted &&
+      (shard.prepared.empty() || !shard.prepared.contains(item.key()))) {
+    shard.counters.add(Counter::expired_items);
+    return expire_to_tombstone(shard, index, now, removed, wake_flusher);
+  }
   const size_t charge = remove_slot(shard, index, removed);
   if (removed->deleted) return 0;
   shard.counters.add(Counter::expired_items);
   return charge;
+}
+
+size_t Engine::Impl::expire_to_tombstone(Shard& shard, size_t index, int64_t now,
+                                         ItemPtr& removed, bool& wake_flusher) {
+  Slot& slot = shard.table.at(index);
+  const Item& document = *slot.item;
+  // The steps that can fail come first.
+  std::shared_ptr<Item> tombstone = make_tombstone(document, tombstone_deadline(now));
+  reserve_dirty(shard);
+  tombstone->cas = next_cas(shard);
+  tombstone->rev_seqno = document.rev_seqno + 1;
+  tombstone->vbucket = document.vbucket;
+  if (document.vbucket < vbuckets.size()) {
+    tombstone->seqno = vbuckets[document.vbucket].record_mutation();
+  }
+  if (queue_dirty(shard, tombstone)) wake_flusher = true;
+  if (tombstone_ms == 0) return remove_slot(shard, index, removed);
+  // The tombstone keeps at most the document's key and attributes: it never costs more.
+  const size_t freed = item_charge(document) - item_charge(*tombstone);
+  shard.bytes -= freed;
+  mem_used.fetch_sub(freed, std::memory_order_relaxed);
+  ++shard.tombstones;
+  removed = std::move(slot.item);
+  slot.item = std::move(tombstone);
+  slot.lock_deadline_ms = 0;
+  return freed;
 }
 
 uint32_t Engine::Impl::unix_seconds_at(int64_t steady_ms, int64_t now) const {

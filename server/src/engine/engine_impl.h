@@ -12,12 +12,14 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "engine/engine.h"
 #include "engine/hash_table.h"
+#include "engine/vbucket.h"
 
 namespace tern::engine {
 
@@ -95,19 +97,30 @@ struct Engine::Impl {
                      uint64_t word);
 
   // The index of the slot holding `key`'s live item or tombstone, or HashTable::npos. An
-  // expired item or a tombstone due for purging found on the way is removed into `graveyard`
-  // so the caller can destroy it after unlocking.
+  // expired item or a tombstone due for purging found on the way is purged (purge_slot) into
+  // `graveyard` so the caller can destroy it after unlocking.
   size_t find_entry(Shard& shard, uint64_t hash, std::string_view key, int64_t now,
-                    ItemPtr& graveyard);
+                    ItemPtr& graveyard, bool& wake_flusher);
 
   // Removes the item or tombstone at `index` into `removed`, settles the memory and
   // tombstone accounting and returns the bytes it was charged.
   size_t remove_slot(Shard& shard, size_t index, ItemPtr& removed);
 
   // Removes the expired item or tombstone at `index` (as remove_slot). An expired item is
-  // counted in the stats and its charge returned; a tombstone's purge returns 0 and is
-  // counted nowhere, as a tombstone was never an item.
-  size_t purge_slot(Shard& shard, size_t index, ItemPtr& removed);
+  // counted in the stats and the bytes it freed returned; a tombstone's purge returns 0 and
+  // is counted nowhere, as a tombstone was never an item. In a persistent bucket an expired
+  // document is replaced by a tombstone queued for the flusher (see expire_to_tombstone);
+  // wake_flusher is then set when the caller must call notify_dirty() after unlocking.
+  size_t purge_slot(Shard& shard, size_t index, int64_t now, ItemPtr& removed,
+                    bool& wake_flusher);
+
+  // Persistent buckets: the expiry of the document at `index` as a change of its own: a
+  // tombstone numbered on the document's vbucket and queued for the flusher, so that the
+  // disk forgets the document too. It takes the document's slot while tombstones are kept;
+  // with none kept it is only queued. Returns the bytes freed. May throw std::bad_alloc,
+  // changing nothing.
+  size_t expire_to_tombstone(Shard& shard, size_t index, int64_t now, ItemPtr& removed,
+                             bool& wake_flusher);
 
   // The absolute Unix time, in seconds, of a steady-clock time in ms (0 stays 0).
   uint32_t unix_seconds_at(int64_t steady_ms, int64_t now) const;
@@ -176,6 +189,7 @@ struct Engine::Impl {
   const int64_t tombstone_ms;  // how long a tombstone is kept; 0: a remove keeps none
   const int64_t origin_ms;  // the steady clock at construction; flush words count from it
   std::unique_ptr<Shard[]> shards;
+  std::span<VBucket> vbuckets;  // set once before serving (set_vbuckets); may stay empty
 
   std::atomic<uint64_t> mem_used{0};
 
@@ -205,11 +219,21 @@ struct Engine::Impl {
 
 inline constexpr unsigned kFlushSequenceBits = 20;
 
+// The tombstone a removal leaves of `document`: its key, flags and system extended
+// attributes (xattr::system_section), deleted, to be purged at purge_at_ms. `bare`, if
+// given, is an empty-valued item built beforehand, used when there are no attributes to
+// keep. Numbering it is the caller's.
+std::shared_ptr<Item> make_tombstone(const Item& document, int64_t purge_at_ms,
+                                     std::shared_ptr<Item> bare = nullptr);
+
 // One single-key operation's hold on its shard: the lock taken, a due flush settled and the
 // key looked up. Whatever it removed on the way is destroyed after the lock is released.
 class KeyAccess {
  public:
   KeyAccess(Engine::Impl& impl, std::string_view key);
+  ~KeyAccess();
+  KeyAccess(const KeyAccess&) = delete;
+  KeyAccess& operator=(const KeyAccess&) = delete;
 
   Shard& shard() { return shard_; }
   uint64_t hash() const { return hash_; }
@@ -225,12 +249,14 @@ class KeyAccess {
   Slot* entry() { return index_ == HashTable::npos ? nullptr : &shard_.table.at(index_); }
 
  private:
+  Engine::Impl& impl_;
   const uint64_t hash_;
   Shard& shard_;
   const int64_t now_;
   ItemPtr graveyard_;  // declared before lock_: destroyed after the unlock
   std::unique_lock<std::mutex> lock_;
   size_t index_;
+  bool wake_flusher_ = false;  // the lookup queued an expiry's tombstone: tell the listener
 };
 
 }  // namespace tern::engine

@@ -123,6 +123,7 @@ size_t Engine::purge_expired(size_t shard_index, size_t max_visits) {
   if (shard_index >= impl_->shard_count) return 0;
   Shard& shard = impl_->shards[shard_index];
   std::vector<ItemPtr> purged;  // destroyed after the lock is released
+  bool wake_flusher = false;
   std::unique_lock lock(shard.mutex);
   const int64_t now = impl_->clock.steady_ms();
   const size_t flushed = impl_->settle_flush(shard, lock, now);
@@ -133,8 +134,9 @@ size_t Engine::purge_expired(size_t shard_index, size_t max_visits) {
   for (size_t visits = std::min(max_visits, capacity); visits > 0;) {
     const Slot& slot = shard.table.at(i);
     if (slot.item && Impl::is_expired(*slot.item, now)) {
-      // Erasing may move a later item into slot i, so look at i again.
-      const size_t charge = impl_->purge_slot(shard, i, purged.emplace_back());
+      // Erasing may move a later item into slot i, so look at i again (an expiry's
+      // tombstone that took the slot is not due, and is passed over).
+      const size_t charge = impl_->purge_slot(shard, i, now, purged.emplace_back(), wake_flusher);
       if (charge != 0) shard.counters.add(Counter::reclaimed_bytes, charge);
       continue;
     }
@@ -142,6 +144,8 @@ size_t Engine::purge_expired(size_t shard_index, size_t max_visits) {
     --visits;
   }
   shard.purge_cursor = i;
+  lock.unlock();
+  if (wake_flusher) impl_->notify_dirty();
   return flushed + purged.size();
 }
 

@@ -69,6 +69,8 @@ size_t Engine::prepared_count() const {
   return impl_->prepared_count.load(std::memory_order_relaxed);
 }
 
+void Engine::set_vbuckets(std::span<VBucket> vbuckets) { impl_->vbuckets = vbuckets; }
+
 bool Engine::restore(std::shared_ptr<Item> item) {
   // Whatever shard count wrote it, a CAS's sequence is at most cas >> shard_bits, so new
   // CAS values from this floor on are all greater.

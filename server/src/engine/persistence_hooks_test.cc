@@ -1,5 +1,6 @@
 // The engine's hooks for a persistent bucket: the dirty queues and their listener, warmup's
 // restore(), and the rule that such a bucket evicts nothing.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,9 +21,12 @@ Config persistent_config() {
 
 class PersistenceHooksTest : public EngineTest {
  protected:
-  PersistenceHooksTest() : EngineTest(persistent_config()) { vbucket_.set_id(7); }
+  PersistenceHooksTest() : EngineTest(persistent_config()) {
+    for (uint16_t id = 0; id < kVBuckets; ++id) vbuckets_[id].set_id(id);
+    engine_.set_vbuckets({vbuckets_.get(), kVBuckets});
+  }
 
-  MutationOptions on_vbucket() { return {.vbucket = &vbucket_}; }
+  MutationOptions on_vbucket() { return {.vbucket = &vbuckets_[7]}; }
   MutationResult set_on_vbucket(std::string_view key, std::string_view value) {
     return engine_.store(StoreMode::Set, key, value, 0, 0, 0, 0, on_vbucket());
   }
@@ -43,7 +47,8 @@ class PersistenceHooksTest : public EngineTest {
     return lines;
   }
 
-  VBucket vbucket_;
+  static constexpr uint16_t kVBuckets = 8;
+  std::unique_ptr<VBucket[]> vbuckets_ = std::make_unique<VBucket[]>(kVBuckets);
 };
 
 TEST_F(PersistenceHooksTest, EveryNewRevisionIsQueuedInOrderAsPublished) {
@@ -113,6 +118,84 @@ TEST_F(PersistenceHooksTest, ListenerIsCalledOncePerBatch) {
   take();
   take();  // an empty take changes nothing
   EXPECT_EQ(calls, 2);
+}
+
+// --- Expiry: as much a change to persist as a remove. ---
+
+// How an expired document is found: by a read, or by the expiry pager's sweep.
+struct ExpiryFinder {
+  const char* name;
+  void (*find)(Engine& engine);
+};
+
+class ExpiryTombstoneTest : public PersistenceHooksTest,
+                            public ::testing::WithParamInterface<ExpiryFinder> {};
+
+TEST_P(ExpiryTombstoneTest, LeavesATombstoneNumberedOnTheDocumentsVbucketAndQueued) {
+  int calls = 0;
+  engine_.set_dirty_listener([&] { ++calls; });
+  const MutationResult written =
+      engine_.store(StoreMode::Set, "a", "1", 0, /*expiry=*/10, 0, 0, on_vbucket());
+  take();
+  clock_.advance_seconds(10);
+  GetParam().find(engine_);
+  EXPECT_EQ(value_of("a"), kMissing);
+  const std::vector<ItemPtr> taken = take();
+  ASSERT_EQ(taken.size(), 1u);
+  const Item& tombstone = *taken[0];
+  EXPECT_TRUE(tombstone.deleted);
+  EXPECT_EQ(tombstone.key(), "a");
+  EXPECT_EQ(tombstone.vbucket, 7u);
+  EXPECT_EQ(tombstone.seqno, written.seqno + 1);
+  EXPECT_EQ(vbuckets_[7].high_seqno(), written.seqno + 1);
+  EXPECT_GT(tombstone.cas, written.cas);
+  EXPECT_EQ(tombstone.rev_seqno, 2u);
+  EXPECT_EQ(calls, 2);  // the write's batch, then the expiry's
+  const MetaResult meta = engine_.get_meta("a");
+  EXPECT_TRUE(meta.deleted);
+  EXPECT_EQ(meta.cas, tombstone.cas);
+  const Stats stats = engine_.stats();
+  EXPECT_EQ(stats.curr_items, 0u);
+  EXPECT_EQ(stats.expired_items, 1u);
+  EXPECT_EQ(engine_.mem_used(), item_charge(1, 0));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Finders, ExpiryTombstoneTest,
+    ::testing::Values(ExpiryFinder{"Get", [](Engine& e) { e.get("a"); }},
+                      ExpiryFinder{"PurgeExpired",
+                                   [](Engine& e) {
+                                     for (size_t s = 0; s < e.shard_count(); ++s) {
+                                       e.purge_expired(s, e.shard_capacity(s));
+                                     }
+                                   }}),
+    [](const ::testing::TestParamInfo<ExpiryFinder>& info) { return info.param.name; });
+
+TEST_F(PersistenceHooksTest, AnExpiryUnderAPendingDurableWriteLeavesNoTombstone) {
+  set("a", "1", /*expiry=*/10);
+  const MutationResult prepare =
+      engine_.store(StoreMode::Set, "a", "2", 0, 0, 0, 0, {.prepare = true});
+  take();
+  clock_.advance_seconds(10);
+  EXPECT_EQ(value_of("a"), kMissing);
+  EXPECT_EQ(engine_.dirty_count(), 0u);  // the durable write, already queued, replaces it
+  ASSERT_TRUE(engine_.commit_prepared("a", prepare.cas));
+  EXPECT_EQ(value_of("a"), "2");
+}
+
+TEST(PersistentEngine, AnExpiryWithoutTombstonesStillQueuesOne) {
+  Config config = persistent_config();
+  config.metadata_purge_seconds = 0;
+  ManualClock clock;
+  Engine engine(config, clock);
+  engine.store(StoreMode::Set, "a", "1", 0, 10, 0, 0);
+  clock.advance_seconds(10);
+  EXPECT_EQ(engine.get_meta("a").status, Status::NotFound);
+  EXPECT_EQ(engine.mem_used(), 0u);
+  std::vector<ItemPtr> taken;
+  engine.take_dirty(taken);
+  ASSERT_EQ(taken.size(), 2u);
+  EXPECT_TRUE(taken[1]->deleted);
 }
 
 // A delete must reach the disk even where memory keeps no tombstone.
