@@ -29,6 +29,7 @@ struct PersistentEngine {
   explicit PersistentEngine(const Clock& clock, Config config = persistent_config())
       : engine(config, clock), vbucket_array(std::make_unique<VBucket[]>(kTestVBucketCount)) {
     for (uint16_t id = 0; id < kTestVBucketCount; ++id) vbucket_array[id].set_id(id);
+    engine.set_vbuckets(vbuckets());
   }
 
   std::span<VBucket> vbuckets() { return {vbucket_array.get(), kTestVBucketCount}; }
