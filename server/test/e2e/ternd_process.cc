@@ -7,8 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <string_view>
 
 #include <gtest/gtest.h>
@@ -54,6 +57,18 @@ uint16_t listening_port(std::string_view log) {
 }  // namespace
 
 TerndProcess::TerndProcess(std::vector<std::string> args) {
+  const auto given = [&args](const char* flag) {
+    return std::find(args.begin(), args.end(), flag) != args.end();
+  };
+  if (given("--config") && !given("--data-dir")) {
+    std::string pattern = ::testing::TempDir() + "ternd-data-XXXXXX";
+    if (::mkdtemp(pattern.data()) != nullptr) {
+      own_data_dir_ = pattern;
+      args.insert(args.end(), {"--data-dir", own_data_dir_});
+    } else {
+      ADD_FAILURE() << "cannot create a data directory from " << pattern;
+    }
+  }
   args.insert(args.begin(), {TERND_PATH, "--port", "0"});
   std::vector<char*> argv;
   for (auto& arg : args) argv.push_back(arg.data());
@@ -107,6 +122,10 @@ TerndProcess::~TerndProcess() {
   }
   if (drainer_.joinable()) drainer_.join();
   if (stderr_fd_ >= 0) ::close(stderr_fd_);
+  if (!own_data_dir_.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(own_data_dir_, ignored);
+  }
 }
 
 int TerndProcess::stop(int signal) {

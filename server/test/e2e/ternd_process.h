@@ -1,6 +1,8 @@
 #pragma once
 // A ternd child process for end-to-end tests: started on a free port (found by reading the
 // "listening on" line it logs) and stopped with SIGTERM at the end, which must end it cleanly.
+// Started with --config and no --data-dir, it gets a fresh temporary data directory of its
+// own, removed when it stops: tests never share a couchbase bucket's files, nor leave any.
 
 #include <sys/types.h>
 
@@ -15,8 +17,8 @@ namespace tern::e2e {
 
 class TerndProcess {
  public:
-  // Starts TERND_PATH with --port 0 and `args`; waits until it listens (fails the test if
-  // it does not within 30 s).
+  // Starts TERND_PATH with --port 0 and `args` (and a fresh --data-dir, see above); waits
+  // until it listens (fails the test if it does not within 30 s).
   explicit TerndProcess(std::vector<std::string> args = {});
   // Stops the process if it is still running; a failed clean exit fails the test.
   ~TerndProcess();
@@ -46,6 +48,7 @@ class TerndProcess {
   std::condition_variable log_grew_;
   std::string log_;
   std::thread drainer_;
+  std::string own_data_dir_;  // the fresh --data-dir given to the process, or empty
 };
 
 }  // namespace tern::e2e
