@@ -70,12 +70,13 @@ std::string bucket_config(const std::string& type, const std::string& server = "
          type + "\"\nmemory_quota_mb = 64\n";
 }
 
-Response get_when_warm(CouchbaseSession& session, const std::string& key) {
+// Sends `request` until the bucket is warm (it answers Etmpfail until then), within a bound.
+Response call_when_warm(CouchbaseSession& session, const Request& request) {
   const auto deadline = std::chrono::steady_clock::now() + kWarmTimeout;
-  Response answer = session.call(simple(Opcode::Get, key));
+  Response answer = session.call(request);
   while (answer.status == Status::Etmpfail && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    answer = session.call(simple(Opcode::Get, key));
+    answer = session.call(request);
   }
   return answer;
 }
@@ -156,7 +157,7 @@ TEST(PersistenceTest, DocumentsSurviveACleanRestartOnlyInACouchbaseBucket) {
     {
       TerndProcess server(args);
       CouchbaseSession session(server.port());
-      Response stored = session.call(store(Opcode::Set, "kept", "{\"v\":1}", 7));
+      Response stored = call_when_warm(session, store(Opcode::Set, "kept", "{\"v\":1}", 7));
       ASSERT_EQ(stored.status, Status::Success);
       cas = stored.cas;
       ASSERT_EQ(session.call(store(Opcode::Set, "gone", "x")).status, Status::Success);
@@ -165,7 +166,7 @@ TEST(PersistenceTest, DocumentsSurviveACleanRestartOnlyInACouchbaseBucket) {
     }
     TerndProcess again(args);
     CouchbaseSession session(again.port());
-    const Response kept = get_when_warm(session, "kept");
+    const Response kept = call_when_warm(session, simple(Opcode::Get, "kept"));
     if (std::string(type) == "couchbase") {
       EXPECT_EQ(kept.status, Status::Success);
       EXPECT_EQ(kept.value, "{\"v\":1}");
