@@ -29,7 +29,8 @@ grep -q '^anonymous_bucket' server/config/dev.toml && cp server/config/dev.toml 
   sed 's/^\[server\]$/[server]\nanonymous_bucket = "default"/' server/config/dev.toml >"$work/bench.toml"
 
 valgrind --tool=callgrind --callgrind-out-file="$work/cg.%p" \
-  "$build_dir/server/ternd" --config "$work/bench.toml" --port 0 --threads 1 2>"$work/ternd.log" &
+  "$build_dir/server/ternd" --config "$work/bench.toml" --port 0 --threads 1 --data-dir "$work/data" \
+    2>"$work/ternd.log" &
 pid=$!
 for _ in $(seq 300); do grep -q "listening on" "$work/ternd.log" && break; sleep 0.2; done
 port=$(grep -o "listening on [0-9.]*:[0-9]*" "$work/ternd.log" | sed 's/.*://')

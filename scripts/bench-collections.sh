@@ -55,7 +55,9 @@ free_port() {
 }
 
 port=$(free_port)
-"$ternd" --config "$config" --port "$port" --threads "$server_threads" 2>"$work/ternd.log" &
+# dev.toml's bucket is persistent: a data directory of the run's own, removed with $work.
+"$ternd" --config "$config" --port "$port" --threads "$server_threads" --data-dir "$work/data" \
+  2>"$work/ternd.log" &
 ternd_pid=$!
 listening=false
 for _ in $(seq 100); do

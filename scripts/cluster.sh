@@ -13,7 +13,9 @@
 # Environment: TERND (default build/release/server/ternd), TERND_CONFIG (default
 # server/config/dev.toml), TERND_ARGS (more ternd flags), BASE_PORT (default 12000: the
 # first port tried; taken ones are skipped), CLUSTER_DIR (default build/cluster: pids,
-# ports and one log per node), CB_USER / CB_PASSWORD (default Administrator / password).
+# ports, one log and one --data-dir per node: nodeI.data, fresh at each start and removed by
+# down, so nodes never share a couchbase bucket's files), CB_USER / CB_PASSWORD (default
+# Administrator / password).
 # Both up and down are safe to repeat.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -71,10 +73,12 @@ print_info() {
 
 # Starts node $1 on the first free port from $2; prints the port it got.
 start_node() {
-  local i=$1 port=$2 attempt pid log="$dir/node$1.log"
+  local i=$1 port=$2 attempt pid log="$dir/node$1.log" data="$dir/node$1.data"
   for ((attempt = 0; attempt < 50; attempt++, port++)); do
     port_taken "$port" && continue
-    "$ternd" --config "$config" --port "$port" "${extra_args[@]}" < /dev/null > "$log" 2>&1 &
+    rm -rf "$data"
+    "$ternd" --config "$config" --port "$port" --data-dir "$data" "${extra_args[@]}" \
+      < /dev/null > "$log" 2>&1 &
     pid=$!
     # Wait for its "listening on" line, or for it to die (a port taken meanwhile: try the next).
     local waited
@@ -111,6 +115,7 @@ cmd_down() {
     kill -KILL "$pid" 2>/dev/null || true
   done
   rm -f "$dir"/node*.pid "$dir/ports" "$dir/connstr"
+  rm -rf "$dir"/node*.data
 }
 
 cmd_up() {

@@ -20,21 +20,40 @@ export const START_TIMEOUT_MS = 30000;
 export const STOP_TIMEOUT_MS = 15000;
 
 /**
- * Starts ternd on a free port (--port 0; the port is read from its "listening on" log line).
- * Resolves with { port, connStr, stop(), log() }. stop() sends SIGTERM and waits for the exit
- * (SIGKILL after STOP_TIMEOUT_MS); it resolves with the exit code.
+ * A fresh temporary data directory for ternd's couchbase buckets: { path, remove() }. For a
+ * test that restarts ternd on the same data (pass { dataDir: dir.path } to each start).
  */
-export async function startTernd({ args = [] } = {}) {
+export function tempDataDir() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tern-compat-data-'));
+  return { path: dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Starts ternd on a free port (--port 0; the port is read from its "listening on" log line).
+ * dev.toml's bucket is persistent: each start gets a fresh temporary --data-dir, removed once
+ * ternd has exited, so that tests never share or leave data; pass `dataDir` to use (and keep)
+ * a directory of your own instead, e.g. across a restart.
+ * Resolves with { port, connStr, dataDir, stop(), kill(), log() }. stop() sends SIGTERM and
+ * waits for the exit (SIGKILL after STOP_TIMEOUT_MS); it resolves with the exit code.
+ */
+export async function startTernd({ args = [], dataDir } = {}) {
   if (!fs.existsSync(terndPath)) {
     throw new Error(`no ternd at ${terndPath}: build it (scripts/build-server.sh) or set TERND`);
   }
-  const argv = ['--config', configPath, '--port', '0', ...args];
+  const own = dataDir === undefined ? tempDataDir() : null;
+  const dir = dataDir ?? own.path;
+  const argv = ['--config', configPath, '--port', '0', '--data-dir', dir, ...args];
   const child = spawn(terndPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => {
+    own?.remove();
+    resolve(code ?? signal);
+  }));
   const port = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(
-      `ternd printed no 'listening on' line within ${START_TIMEOUT_MS} ms; its output:\n${output}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`ternd printed no 'listening on' line within ${START_TIMEOUT_MS} ms; its output:\n${output}`));
+    }, START_TIMEOUT_MS);
     const onData = (chunk) => {
       output += chunk.toString();
       const m = /listening on 127\.0\.0\.1:(\d+)/.exec(output);
@@ -42,28 +61,31 @@ export async function startTernd({ args = [] } = {}) {
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    child.once('error', (err) => { clearTimeout(timer); reject(err); });
+    child.once('error', (err) => { clearTimeout(timer); own?.remove(); reject(err); });
     exited.then((code) => { clearTimeout(timer); reject(new Error(`ternd exited (${code}) before listening; its output:\n${output}`)); });
   });
   // Keep draining its output so that it never blocks on a full pipe.
   child.stdout.on('data', (c) => { output += c.toString(); });
   child.stderr.on('data', (c) => { output += c.toString(); });
   let stopping;
+  const stopWith = (signal) => {
+    stopping ??= (async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    })();
+    return stopping;
+  };
   return {
     port,
     pid: child.pid,
+    dataDir: dir,
     connStr: `couchbase://127.0.0.1:${port}`,
     log: () => output,
-    stop: () => {
-      stopping ??= (async () => {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-        const code = await exited;
-        clearTimeout(timer);
-        return code;
-      })();
-      return stopping;
-    },
+    stop: () => stopWith('SIGTERM'),
+    kill: () => stopWith('SIGKILL'),
   };
 }
 

@@ -34,8 +34,12 @@ wait_for_port() {
   return 1
 }
 
+# dev.toml's bucket is persistent: each start gets a fresh data directory under $out (build/,
+# git-ignored), never the developer's data/.
 start_dev_ternd() {
-  "$ternd" --config server/config/dev.toml --port 0 --threads "$server_threads" 2>"$out/ternd.log" &
+  rm -rf "$out/ternd-data"
+  "$ternd" --config server/config/dev.toml --port 0 --threads "$server_threads" \
+    --data-dir "$out/ternd-data" 2>"$out/ternd.log" &
   ternd_pid=$!
   ternd_port=$(wait_for_port "$out/ternd.log" "$ternd_pid")
 }
