@@ -92,8 +92,12 @@ struct MutationOptions {
   VBucket* vbucket = nullptr;
   // A durable write that must be on disk before it counts (persistent buckets only): the
   // change is numbered (CAS, seqno) and queued for the flusher as any other, but held aside
-  // instead of published. Reads keep seeing the key's committed document, and every other
-  // mutation of the key answers SyncWriteInProgress, until commit_prepared() publishes it.
+  // instead of published, and charged to the quota only when committed. Reads keep seeing
+  // the key's committed document, and every other mutation of the key answers
+  // SyncWriteInProgress, until commit_prepared() publishes it. The committed document may
+  // still expire, be flushed or be removed by its tombstone's purge meanwhile, as if no write
+  // were pending; the commit then publishes the write all the same (one whose own expiry has
+  // passed commits as a removal). An ephemeral bucket ignores it: nothing would commit it.
   bool prepare = false;
 };
 
@@ -203,7 +207,8 @@ class Engine {
                        MutationOptions options = {});
 
   // DELETE, with the same CAS and lock rules as store. Leaves a tombstone (Item::deleted)
-  // for Config::metadata_purge_seconds. The tombstone keeps the document's system extended
+  // for Config::metadata_purge_seconds (a persistent bucket queues one for the disk even
+  // when that is 0). The tombstone keeps the document's system extended
   // attributes as its value (xattr::system_section; datatype XATTR, or 0 when there were
   // none) and costs the memory of an item holding them; it may be evicted like one, but
   // every operation other than get_meta and get_document(include_deleted) treats the key as
@@ -236,7 +241,9 @@ class Engine {
   MutationResult touch(std::string_view key, uint32_t expiry);
 
   // FLUSH: invalidates every item stored before now + delay_seconds (0 = now). A later
-  // flush replaces a pending one.
+  // flush replaces a pending one. Memory only: in a persistent bucket the flushed documents
+  // stay on disk and come back at the next warmup (not yet persisted). Durable writes
+  // pending are not flushed: they commit afterwards.
   void flush(uint32_t delay_seconds);
 
   Stats stats() const;
@@ -249,9 +256,11 @@ class Engine {
 
   // --- Persistence (Config::persistent): the flusher's, warmup's and durability's hooks. ---
 
-  // Moves the changes queued since the last call (every item published or prepared, in the
-  // order each key's changes happened) to the end of `out`. The items are as published: a
-  // document or a tombstone, with its vbucket and seqno.
+  // Moves the changes queued since the last call (every item published or prepared, and
+  // every expiry's tombstone, in the order each key's changes happened) to the end of `out`.
+  // The items are as published: a document or a tombstone, with its vbucket and seqno. A
+  // lock is not a change (it is not persisted); a touch is. A document published already
+  // expired (a past absolute expiry) is queued as it is: warmup does not load it.
   void take_dirty(std::vector<ItemPtr>& out);
 
   // Changes queued and not yet taken (STAT ep_queue_size).
@@ -278,8 +287,9 @@ class Engine {
 
   // Warmup: inserts an item read from disk as it was stored (CAS, seqnos, expiry, deleted),
   // already persisted, unless the key already has an item. Raises the CAS counters past its
-  // CAS, so that later CAS values stay unique. Returns false, inserting nothing, when it does
-  // not fit below the low watermark: warmup then stops loading.
+  // CAS, so that later CAS values stay unique. An expired document (or a tombstone due for
+  // purging) is skipped, returning true. Returns false, inserting nothing, when it does not
+  // fit below the low watermark: warmup then stops loading.
   bool restore(std::shared_ptr<Item> item);
 
   // --- Hooks for background tasks (expiry pager, item pager). ---
@@ -297,7 +307,9 @@ class Engine {
   size_t purge_expired(size_t shard, size_t max_visits);
 
   // Frees at least bytes_to_free bytes if it can by evicting the least recently used
-  // unlocked items (approximate LRU). Returns the bytes freed.
+  // unlocked items (approximate LRU). Returns the bytes freed. A persistent bucket evicts
+  // nothing yet (returns 0): a document only on disk could not be read back until value
+  // eviction with background fetch comes.
   size_t evict(size_t bytes_to_free);
 
   // Bytes accounted to items now (keys, values and per-item overhead).
