@@ -49,8 +49,8 @@ struct DurabilityMonitor::Impl {
   // key's shard lock, and waiters hand the outcome to a connection.
   void complete(std::vector<Completion>& done) {
     for (Completion& write : done) {
-      // False only when the prepared item is gone (a FLUSH dropped it): the write is on disk
-      // all the same, so it still counts as committed.
+      // False would mean the engine no longer holds the prepared item (nothing drops one,
+      // not even FLUSH); the write is on disk all the same, so it still counts as committed.
       engine.commit_prepared(write.key, write.cas);
       self.committed_.fetch_add(1, std::memory_order_relaxed);
       if (write.waiter) write.waiter(SyncWriteOutcome::Committed);
