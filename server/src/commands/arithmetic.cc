@@ -1,6 +1,7 @@
 // INCREMENT and DECREMENT: extras are delta u64, initial u64, expiry u32; the answer's
 // value is the counter after the operation as a big-endian u64.
 #include "commands/command.h"
+#include "commands/durable_reply.h"
 #include "commands/engine_status.h"
 #include "protocol/codec.h"
 
@@ -19,12 +20,12 @@ Outcome arithmetic(const Command& cmd) {
   }
   uint8_t counter[8];
   protocol::store_be64(counter, result.value);
-  cmd.reply.success(ReplyBody{
-      .value = Command::as_text(counter),
-      .cas = result.cas,
-      .seqno = result.seqno,
-  });
-  return Outcome::Continue;
+  return succeed_mutation(cmd, result.cas,
+                          ReplyBody{
+                              .value = Command::as_text(counter),
+                              .cas = result.cas,
+                              .seqno = result.seqno,
+                          });
 }
 
 }  // namespace tern::commands

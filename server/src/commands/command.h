@@ -20,6 +20,21 @@
 
 namespace tern::commands {
 
+// A mutation's durability requirement (frame info 0x01), as the request gave it.
+struct Durability {
+  static constexpr uint8_t kNone = 0;
+  static constexpr uint8_t kMajority = 1;
+  static constexpr uint8_t kMajorityAndPersistToActive = 2;
+  static constexpr uint8_t kPersistToMajority = 3;
+
+  uint8_t level = kNone;
+  uint16_t timeout_ms = 0;  // 0: none given, the default applies
+
+  // With no replicas, Majority completes when the write is applied; the persisting levels
+  // complete once the write is on disk (durable_reply.h).
+  bool waits_for_disk() const { return level >= kMajorityAndPersistToActive; }
+};
+
 struct Command {
   const protocol::Frame& request;
   protocol::Opcode opcode;  // the loud variant: handlers need not tell SET from SETQ
@@ -36,10 +51,16 @@ struct Command {
   // A mutation's vbucket (set for the commands the table marks as mutations): the engine
   // numbers the mutation's seqno on it.
   engine::VBucket* vbucket = nullptr;
+  // A mutation's durability requirement; the dispatcher lets a persisting level through only
+  // to a persistent bucket on a connection whose requests can wait.
+  Durability durability = {};
 
-  // What every mutation hands the engine beyond its own arguments.
+  // What every mutation hands the engine beyond its own arguments: a write that waits for the
+  // disk is prepared, and answered through succeed_mutation() (durable_reply.h).
   engine::MutationOptions mutation_options() const {
-    return {.preserve_ttl = preserve_ttl, .vbucket = vbucket};
+    return {.preserve_ttl = preserve_ttl,
+            .vbucket = vbucket,
+            .prepare = durability.waits_for_disk()};
   }
 
   std::string_view key() const { return document_key; }

@@ -27,7 +27,15 @@ Status precheck(const CommandSpec* spec, const protocol::Frame& request, const S
   if (spec == nullptr) return Status::UnknownCommand;
   const Status shape = check_shape(*spec, request, session.features);
   if (shape != Status::Success) return shape;
-  return check_frame_infos(*spec, request, session.features, frame_requests);
+  const Status infos = check_frame_infos(*spec, request, session.features, frame_requests);
+  if (infos != Status::Success) return infos;
+  // The persisting levels need a disk, and a connection whose requests can wait for it.
+  if (frame_requests.durability.waits_for_disk() &&
+      (session.bucket == nullptr || session.bucket->persistence() == nullptr ||
+       session.parker == nullptr)) {
+    return Status::DurabilityImpossible;
+  }
+  return Status::Success;
 }
 
 // Whether the session may send a command with this access rule (Success), or why not.
@@ -93,6 +101,12 @@ Outcome Dispatcher::execute(const protocol::Frame& received, Session& session,
                   .stored = Command::as_text(received.key)};
   engine::Bucket* bucket = session.bucket;
   if (spec->access == Access::Document || spec->access == Access::ReplicaDocument) {
+    // A persistent bucket is still loading from disk: what a request reads or replaces may
+    // not be in memory yet. Couchbase answers so during warmup, and SDKs retry.
+    if (!bucket->warm()) {
+      reply.error(Status::Etmpfail);
+      return Outcome::Continue;
+    }
     refused = decode_document_key(received.key, session.features.has(Feature::Collections), key,
                                   session.stored_key);
     if (refused != Status::Success) {
@@ -134,7 +148,8 @@ Outcome Dispatcher::execute(const protocol::Frame& received, Session& session,
                                  .stat_providers = providers_,
                                  .document_key = key.stored,
                                  .preserve_ttl = frame_requests.preserve_ttl,
-                                 .vbucket = context.mutated_vbucket});
+                                 .vbucket = context.mutated_vbucket,
+                                 .durability = frame_requests.durability});
   } catch (const std::bad_alloc&) {
     out.resize(answered);
     reply.error(Status::Enomem);

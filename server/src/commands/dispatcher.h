@@ -33,6 +33,9 @@ class StatProvider {
 enum class Outcome {
   Continue,  // keep reading requests
   Close,     // send what was appended, then close the connection (QUIT)
+  // The handler parked the request (parked_request.h) and appended nothing: its answer
+  // comes later, on the connection's event loop. Keep reading only with UnorderedExecution.
+  WouldBlock,
 };
 
 class Dispatcher {

@@ -19,6 +19,7 @@
 #include "commands/dispatcher.h"
 #include "commands/features.h"
 #include "commands/node.h"
+#include "commands/parked_request.h"
 #include "commands/session.h"
 #include "commands/test_node.h"
 #include "common/clock.h"
@@ -182,13 +183,51 @@ inline void expect_error(const Response& r, protocol::Status status) {
   EXPECT_TRUE(r.key.empty());
 }
 
+// Parks requests as a network connection does, but finishes them only when the test asks
+// (finish_ready()), on the test's thread. Single-threaded, as tests on a ManualExecutor are.
+class TestParker final : public RequestParker {
+ public:
+  ParkedNotifier park(const protocol::Frame& request, const ReplyContext& context) override {
+    auto slot = std::make_shared<Slot>(request, context);
+    slots_.push_back(slot);
+    return [slot](Completion completion) {
+      if (!slot->completion) slot->completion = std::move(completion);
+    };
+  }
+
+  // Requests parked and not yet finished.
+  size_t waiting() const { return slots_.size(); }
+
+  // The answers of the parked requests whose wait has ended, in the order they were parked.
+  std::vector<Response> finish_ready() {
+    Bytes out;
+    std::erase_if(slots_, [&out](const std::shared_ptr<Slot>& slot) {
+      if (!slot->completion) return false;
+      slot->request.finish(slot->completion, out);
+      return true;
+    });
+    return decode_all(out);
+  }
+
+ private:
+  struct Slot {
+    Slot(const protocol::Frame& frame, const ReplyContext& context) : request(frame, context) {}
+    ParkedRequest request;
+    Completion completion;
+  };
+  std::vector<std::shared_ptr<Slot>> slots_;
+};
+
 // One client connection: its own Session on a node, and the dispatcher every connection of
-// the node shares.
+// the node shares. Its requests may wait (parker()).
 class Connection {
  public:
-  Connection(Dispatcher& dispatcher, Node& node) : dispatcher_(dispatcher), session_(node) {}
+  Connection(Dispatcher& dispatcher, Node& node) : dispatcher_(dispatcher), session_(node) {
+    session_.parker = &parker_;
+  }
 
   Session& session() { return session_; }
+  TestParker& parker() { return parker_; }
   Outcome last_outcome() const { return last_outcome_; }
 
   // Executes one request; returns what it answered (zero or more responses).
@@ -253,6 +292,7 @@ class Connection {
 
  private:
   Dispatcher& dispatcher_;
+  TestParker parker_;
   Session session_;
   Outcome last_outcome_ = Outcome::Continue;
 };

@@ -16,6 +16,7 @@ protocol::Status to_wire(engine::Status status) {
     case Status::Locked: return Wire::Locked;
     case Status::NotLocked: return Wire::NotLocked;
     case Status::OutOfMemory: return Wire::Enomem;
+    case Status::SyncWriteInProgress: return Wire::SyncWriteInProgress;
   }
   return Wire::Einternal;  // unreachable: every enumerator is mapped above
 }

@@ -20,6 +20,7 @@ TEST(EngineStatusTest, EachOutcomeMapsToItsClassicWireStatus) {
   EXPECT_EQ(to_wire(Status::Locked), Wire::Locked);
   EXPECT_EQ(to_wire(Status::NotLocked), Wire::NotLocked);
   EXPECT_EQ(to_wire(Status::OutOfMemory), Wire::Enomem);
+  EXPECT_EQ(to_wire(Status::SyncWriteInProgress), Wire::SyncWriteInProgress);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 // GET_META (what the SDKs' exists() sends), GET_REPLICA and OBSERVE_SEQNO: what a client
 // may learn about a document or a vbucket besides its value.
+#include <algorithm>
+
 #include "commands/command.h"
 #include "commands/engine_status.h"
 #include "protocol/codec.h"
@@ -42,8 +44,9 @@ Outcome get_replica(const Command& cmd) { return get(cmd); }
 
 // The value is the vbucket uuid the client knows. The answer: format u8 (0: that uuid is
 // still current), vbucket u16, current uuid u64, persisted seqno u64, current seqno u64; or
-// format 1 with the client's uuid and the seqno it was last seen at appended. Nothing is
-// persisted, so the persisted seqno is the current one, as in Couchbase's memory-only buckets.
+// format 1 with the client's uuid and the seqno it was last seen at appended. A persistent
+// bucket reports how far the flusher has written the vbucket; an ephemeral one persists
+// nothing, so its persisted seqno is the current one, as in Couchbase's memory-only buckets.
 Outcome observe_seqno(const Command& cmd) {
   engine::VBucket* vbucket = cmd.bucket().vbucket(cmd.vbucket_id());
   if (vbucket == nullptr || (vbucket->state() != cluster::VBucketState::Active &&
@@ -57,13 +60,16 @@ Outcome observe_seqno(const Command& cmd) {
   }
   const uint64_t client_uuid = protocol::load_be64(cmd.request.value.data());
   const uint64_t uuid = vbucket->uuid();
-  const uint64_t seqno = vbucket->high_seqno();
+  // Read before the current seqno, so that it never appears ahead of it.
+  const uint64_t persisted = cmd.bucket().persistence() != nullptr ? vbucket->persisted_seqno()
+                                                                   : vbucket->high_seqno();
+  const uint64_t seqno = std::max(vbucket->high_seqno(), persisted);
   uint8_t body[43];
   const bool failed_over = client_uuid != uuid;
   body[0] = failed_over ? 1 : kObserveNoFailover;
   protocol::store_be16(body + 1, cmd.vbucket_id());
   protocol::store_be64(body + 3, uuid);
-  protocol::store_be64(body + 11, seqno);
+  protocol::store_be64(body + 11, persisted);
   protocol::store_be64(body + 19, seqno);
   size_t size = 27;
   if (failed_over) {

@@ -74,6 +74,11 @@ class Reply {
   // A response whatever the quietness (each STAT pair).
   void append(protocol::Status status, const ReplyBody& body);
 
+  // The request answered (as received, before any decompression) and what its answers
+  // depend on: what a handler saves to answer later (parked_request.h).
+  const protocol::Frame& request() const { return request_; }
+  const ReplyContext& context() const { return context_; }
+
   // Appends an error response for `request` to `out`.
   static void append_error(const protocol::Frame& request, protocol::Status status,
                            std::vector<uint8_t>& out, const ReplyContext& context);

@@ -14,20 +14,18 @@ using protocol::Status;
 
 namespace {
 
-constexpr uint8_t kDurabilityMajority = 1;
-constexpr uint8_t kLastDurabilityLevel = 3;
-
-Status check_durability(const CommandSpec& spec, std::span<const uint8_t> data) {
+Status check_durability(const CommandSpec& spec, std::span<const uint8_t> data,
+                        Durability& durability) {
   if (!spec.is_mutation) return Status::Einval;
   // Level u8, optionally followed by a u16 timeout.
   if (data.size() != 1 && data.size() != 3) return Status::Einval;
   const uint8_t level = data[0];
-  if (level == kDurabilityMajority) return Status::Success;
-  // Persisting levels are valid elsewhere but impossible here: nothing is persisted.
-  if (level > kDurabilityMajority && level <= kLastDurabilityLevel) {
-    return Status::DurabilityImpossible;
+  if (level < Durability::kMajority || level > Durability::kPersistToMajority) {
+    return Status::DurabilityInvalidLevel;
   }
-  return Status::DurabilityInvalidLevel;
+  durability.level = level;
+  durability.timeout_ms = data.size() == 3 ? protocol::load_be16(data.data() + 1) : 0;
+  return Status::Success;
 }
 
 Status check_preserve_ttl(const CommandSpec& spec, std::span<const uint8_t> data) {
@@ -76,8 +74,9 @@ Status check_frame_infos(const CommandSpec& spec, const protocol::Frame& request
         status = info.data.empty() ? Status::Success : Status::Einval;
         break;
       case FrameInfoId::DurabilityRequirement:
-        status = features.has(Feature::SyncReplication) ? check_durability(spec, info.data)
-                                                        : Status::NotSupported;
+        status = features.has(Feature::SyncReplication)
+                     ? check_durability(spec, info.data, requests.durability)
+                     : Status::NotSupported;
         break;
       case FrameInfoId::PreserveTtl:
         status = features.has(Feature::PreserveTtl) ? check_preserve_ttl(spec, info.data)

@@ -23,14 +23,16 @@ protocol::Status check_shape(const CommandSpec& spec, const protocol::Frame& req
 // What the frame infos of an alt request ask for, once they passed the checks.
 struct FrameInfoRequests {
   bool preserve_ttl = false;
+  Durability durability;
 };
 
 // The frame infos of an alt request, which needs AltRequestSupport (else Einval): a barrier
-// is accepted (requests run in order anyway); a durability requirement (with
-// SyncReplication, else NotSupported) only on a mutation and only at level majority, the one
-// a single in-memory node can honour (the persisting levels are DurabilityImpossible);
-// preserve TTL (with PreserveTtl, else NotSupported) on a mutation that has a TTL to keep;
-// anything else is refused.
+// is accepted (a parked request holds back later ones anyway, unless the client negotiated
+// UnorderedExecution); a durability requirement (with SyncReplication, else NotSupported)
+// only on a mutation, at a valid level (else DurabilityInvalidLevel), with or without a
+// timeout (whether the bucket can honour the level is the dispatcher's to decide); preserve
+// TTL (with PreserveTtl, else NotSupported) on a mutation that has a TTL to keep; anything
+// else is refused.
 protocol::Status check_frame_infos(const CommandSpec& spec, const protocol::Frame& request,
                                    const FeatureSet& features, FrameInfoRequests& requests);
 

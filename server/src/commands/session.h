@@ -13,6 +13,7 @@
 #include "commands/features.h"
 #include "commands/key_limits.h"
 #include "commands/node.h"
+#include "commands/parked_request.h"
 #include "engine/bucket.h"
 
 namespace tern::commands {
@@ -41,6 +42,10 @@ class Session {
 
   auth::SaslExchange sasl;
   auth::FailureThrottle auth_failures;
+
+  // How a handler parks the request it runs, installed by the connection; null where
+  // requests cannot wait (then nothing may be answered later: see durable_reply.h).
+  RequestParker* parker = nullptr;
 
   // Scratch space for a request's decompressed value; reused to avoid an allocation each.
   std::vector<uint8_t> inflated;

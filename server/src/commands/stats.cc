@@ -1,5 +1,6 @@
 // STAT: one response per pair, each with the request's opaque, then an empty terminator.
-// The general group holds the selected bucket's statistics and the node's.
+// The general group holds the selected bucket's statistics (a persistent bucket's flusher,
+// warmup and durable writes too) and the node's.
 #include <string>
 
 #include "commands/command.h"
@@ -23,7 +24,12 @@ Outcome stat(const Command& cmd) {
   const std::string_view group = cmd.key();
   if (group.empty()) {
     // The selected bucket's statistics; a connection without one sees the node's only.
-    if (cmd.session.bucket != nullptr) emit_engine_stats(cmd.bucket().documents().stats(), emit);
+    if (cmd.session.bucket != nullptr) {
+      emit_engine_stats(cmd.bucket().documents().stats(), emit);
+      if (const engine::Persistence* persistence = cmd.bucket().persistence()) {
+        persistence->for_each_stat(emit);
+      }
+    }
     for (StatProvider* provider : cmd.stat_providers) provider->emit_stats(group, emit);
   } else {
     bool known = false;

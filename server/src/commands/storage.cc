@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "commands/command.h"
+#include "commands/durable_reply.h"
 #include "commands/engine_status.h"
 #include "protocol/codec.h"
 #include "protocol/datatype.h"
@@ -26,10 +27,10 @@ namespace {
 Outcome answer(const Command& cmd, const engine::MutationResult& result, bool with_cas) {
   if (result.status != engine::Status::Success) {
     cmd.reply.error(to_wire(result.status));
-  } else {
-    cmd.reply.success(ReplyBody{.cas = with_cas ? result.cas : 0, .seqno = result.seqno});
+    return Outcome::Continue;
   }
-  return Outcome::Continue;
+  return succeed_mutation(cmd, result.cas,
+                          ReplyBody{.cas = with_cas ? result.cas : 0, .seqno = result.seqno});
 }
 
 // Whether an XATTR section a client sent is one Couchbase would store: laid out right, each

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "commands/command.h"
+#include "commands/durable_reply.h"
 #include "commands/engine_status.h"
 #include "commands/subdoc_apply.h"
 #include "commands/subdoc_command.h"
@@ -90,17 +91,19 @@ void answer_failure(const Command& cmd, const subdoc::Request& request, const Mu
   cmd.reply.append(Status::SubdocMultiPathFailure, ReplyBody{.value = answer});
 }
 
-void answer_success(const Command& cmd, const subdoc::Request& request, const MutationPlan& plan,
-                    const engine::MutationResult& written, std::string& answer) {
+Outcome answer_success(const Command& cmd, const subdoc::Request& request,
+                       const MutationPlan& plan, const engine::MutationResult& written,
+                       std::string& answer) {
   const Status status = plan.reports_deleted ? Status::SubdocSuccessDeleted : Status::Success;
   if (!request.multi) {
     const std::string_view value = plan.results[0];
-    cmd.reply.success(ReplyBody{.value = value,
-                                .datatype = value.empty() ? uint8_t{0} : protocol::datatype::kJson,
-                                .cas = written.cas,
-                                .seqno = written.seqno},
-                      status);
-    return;
+    return succeed_mutation(
+        cmd, written.cas,
+        ReplyBody{.value = value,
+                  .datatype = value.empty() ? uint8_t{0} : protocol::datatype::kJson,
+                  .cas = written.cas,
+                  .seqno = written.seqno},
+        status);
   }
   answer.clear();
   for (size_t i = 0; i < request.spec_count; ++i) {
@@ -113,8 +116,9 @@ void answer_success(const Command& cmd, const subdoc::Request& request, const Mu
     answer.append(reinterpret_cast<const char*>(header), sizeof header);
     answer.append(value);
   }
-  cmd.reply.success(ReplyBody{.value = answer, .cas = written.cas, .seqno = written.seqno},
-                    status);
+  return succeed_mutation(
+      cmd, written.cas, ReplyBody{.value = answer, .cas = written.cas, .seqno = written.seqno},
+      status);
 }
 
 }  // namespace
@@ -174,8 +178,7 @@ Outcome subdoc_mutation(const Command& cmd) {
     const engine::MutationResult written =
         engine.write_document(cmd.key(), write, cmd.mutation_options());
     if (written.status == engine::Status::Success) {
-      answer_success(cmd, request, plan, written, reused->answer);
-      return Outcome::Continue;
+      return answer_success(cmd, request, plan, written, reused->answer);
     }
     const bool raced = written.status == engine::Status::CasMismatch ||
                        written.status == engine::Status::Exists;

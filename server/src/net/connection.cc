@@ -1,8 +1,11 @@
 #include "net/connection.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <exception>
 #include <string>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -35,15 +38,57 @@ void release_if_large(std::vector<uint8_t>& buffer) {
 
 }  // namespace
 
-Connection::Connection(asio::ip::tcp::socket socket, commands::Dispatcher& dispatcher,
-                       size_t max_item_size, ServerStats& stats)
+// One parked request's way back to its connection, shared by every copy of its notifier. The
+// first call posts its completion; if none comes before the last copy is destroyed, the
+// request answers Etmpfail instead of holding its connection back forever.
+class Connection::Ticket {
+ public:
+  Ticket(std::shared_ptr<LoopGate> gate, std::weak_ptr<Connection> connection, uint64_t id)
+      : gate_(std::move(gate)), connection_(std::move(connection)), id_(id) {}
+  Ticket(const Ticket&) = delete;
+  Ticket& operator=(const Ticket&) = delete;
+
+  ~Ticket() {
+    if (fired_.exchange(true)) return;
+    try {
+      deliver([](commands::Reply& reply) { reply.error(protocol::Status::Etmpfail); });
+    } catch (const std::exception&) {
+      // Out of memory while a waiter gives up: the connection is left waiting until closed.
+    }
+  }
+
+  void fire(commands::Completion completion) {
+    if (!fired_.exchange(true)) deliver(std::move(completion));
+  }
+
+ private:
+  void deliver(commands::Completion completion) {
+    gate_->post([connection = connection_, id = id_, completion = std::move(completion)] {
+      if (auto alive = connection.lock()) alive->finish_parked(id, completion);
+    });
+  }
+
+  const std::shared_ptr<LoopGate> gate_;
+  const std::weak_ptr<Connection> connection_;
+  const uint64_t id_;
+  std::atomic<bool> fired_{false};
+};
+
+Connection::Connection(asio::ip::tcp::socket socket, std::shared_ptr<LoopGate> gate,
+                       commands::Dispatcher& dispatcher, size_t max_item_size,
+                       ServerStats& stats)
     : socket_(std::move(socket)),
+      gate_(std::move(gate)),
       linger_timer_(socket_.get_executor()),
+      parked_timer_(socket_.get_executor()),
       stats_(stats),
       peer_(peer_name(socket_)),
       session_(dispatcher.node()),
       requests_(dispatcher, session_, max_item_size, peer_) {
   session_.peer = peer_;
+  // Without a way back into the loop, no request may wait (persisting durability levels are
+  // then refused).
+  if (gate_ != nullptr) session_.parker = this;
   stats_.connection_opened();
   spdlog::debug("connection from {} opened", peer_);
 }
@@ -83,14 +128,50 @@ void Connection::notify_cluster_map(engine::Bucket& bucket) {
   pump();
 }
 
+commands::ParkedNotifier Connection::park(const protocol::Frame& request,
+                                          const commands::ReplyContext& context) {
+  const uint64_t id = next_ticket_++;
+  parked_.emplace(id, std::make_unique<commands::ParkedRequest>(request, context));
+  if (parked_.size() == 1) {
+    parked_timer_.expires_at(asio::steady_timer::time_point::max());
+    parked_timer_.async_wait([self = shared_from_this()](const asio::error_code&) {});
+  }
+  auto ticket = std::make_shared<Ticket>(gate_, weak_from_this(), id);
+  return [ticket](commands::Completion completion) { ticket->fire(std::move(completion)); };
+}
+
+void Connection::finish_parked(uint64_t id, const commands::Completion& completion) {
+  auto it = parked_.find(id);
+  if (it == parked_.end()) return;
+  const std::unique_ptr<commands::ParkedRequest> request = std::move(it->second);
+  parked_.erase(it);
+  if (parked_.empty()) parked_timer_.cancel();
+  // After QUIT or an error the answers owed are sent or dropped already.
+  if (closed_ || requests_.closing()) return;
+  try {
+    request->finish(completion, pending_);
+  } catch (const std::exception& error) {
+    spdlog::error("closing connection from {}: a parked request failed: {}", peer_,
+                  error.what());
+    close();
+    return;
+  }
+  pump();
+}
+
+bool Connection::held_back() const {
+  return !parked_.empty() && !session_.features.has(commands::Feature::UnorderedExecution);
+}
+
 // Makes all the progress possible now: executes buffered requests, hands answers to the
-// socket, and reads more unless the connection is ending or its output is backed up.
+// socket, and reads more unless the connection is ending, its output is backed up, or a
+// parked request holds it back.
 void Connection::pump() {
   bool more = true;
   while (more && !closed_) {
     more = false;
     // A read in flight owns the buffer's free space; the input was processed before it began.
-    if (!reading_ && !requests_.closing()) {
+    if (!reading_ && !requests_.closing() && !held_back()) {
       input_.consume(requests_.consume(input_.data(), pending_, kOutputHighWater));
       // Stopped at the output limit: once the socket has taken this, execute the rest.
       more = pending_.size() >= kOutputHighWater;
@@ -106,8 +187,10 @@ void Connection::pump() {
     if (!write_in_flight_) linger();
     return;
   }
+  // Requests still to run, or parked, are owed their answers before the connection ends.
+  if (held_back()) return;
   if (peer_done_ && !output_backed_up) {
-    if (!write_in_flight_) close();
+    if (!write_in_flight_ && parked_.empty()) close();
     return;
   }
   if (!reading_ && !output_backed_up) start_read();
@@ -202,6 +285,9 @@ void Connection::close() {
   if (closed_) return;
   closed_ = true;
   linger_timer_.cancel();
+  // What is still parked is dropped: its completions will find nothing to finish.
+  parked_.clear();
+  parked_timer_.cancel();
   asio::error_code ignored;
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);

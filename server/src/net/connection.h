@@ -1,8 +1,15 @@
 #pragma once
 // One client connection, served on the event loop that owns its socket. Reads requests,
 // answers a whole batch with one write, and stops reading while a large answer is pending.
+//
+// A request may wait (commands/parked_request.h): its handler parks it, and its completion
+// comes back through the loop's gate, holding only a weak reference to the connection. Until
+// then, unless the client negotiated UnorderedExecution, the connection neither reads nor
+// runs later requests, so answers leave in request order; with it, later requests run and the
+// parked answer leaves when it is ready. A connection that closed meanwhile drops it.
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,19 +17,23 @@
 #include <asio.hpp>
 
 #include "commands/dispatcher.h"
+#include "commands/parked_request.h"
 #include "commands/session.h"
 #include "engine/bucket.h"
+#include "net/loop_gate.h"
 #include "net/read_buffer.h"
 #include "net/request_stream.h"
 #include "net/server_stats.h"
 
 namespace tern::net {
 
-class Connection : public std::enable_shared_from_this<Connection> {
+class Connection : public std::enable_shared_from_this<Connection>,
+                   private commands::RequestParker {
  public:
-  // Counts itself open in `stats` until destroyed. Everything passed must outlive it.
-  Connection(asio::ip::tcp::socket socket, commands::Dispatcher& dispatcher,
-             size_t max_item_size, ServerStats& stats);
+  // Counts itself open in `stats` until destroyed. `gate` leads into the socket's loop.
+  // Everything passed by reference must outlive it.
+  Connection(asio::ip::tcp::socket socket, std::shared_ptr<LoopGate> gate,
+             commands::Dispatcher& dispatcher, size_t max_item_size, ServerStats& stats);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -37,7 +48,20 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // The event loop the connection runs on.
   asio::any_io_executor executor() { return socket_.get_executor(); }
 
+  // Requests parked and not yet finished.
+  size_t parked_count() const { return parked_.size(); }
+
  private:
+  class Ticket;  // one parked request's way back (connection.cc)
+
+  commands::ParkedNotifier park(const protocol::Frame& request,
+                                const commands::ReplyContext& context) override;
+  // On the loop: appends the parked request's answer (unless the connection is ending) and
+  // makes what progress that allows.
+  void finish_parked(uint64_t id, const commands::Completion& completion);
+  // Whether a parked request holds back the requests after it.
+  bool held_back() const;
+
   void pump();
   void start_read();
   void on_read(const asio::error_code& error, size_t n);
@@ -48,7 +72,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void close();
 
   asio::ip::tcp::socket socket_;
+  const std::shared_ptr<LoopGate> gate_;
   asio::steady_timer linger_timer_;  // bounds how long linger() waits for the peer
+  // Armed while requests are parked: its pending wait holds the connection alive (the
+  // completions hold it only weakly), and the loop's end frees it like any pending handler.
+  asio::steady_timer parked_timer_;
   ServerStats& stats_;
   const std::string peer_;  // for logs
   commands::Session session_;
@@ -56,6 +84,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   ReadBuffer input_;
   std::vector<uint8_t> pending_;  // responses not yet handed to the socket
   std::vector<uint8_t> writing_;  // responses the socket is sending
+  std::map<uint64_t, std::unique_ptr<commands::ParkedRequest>> parked_;  // by ticket id
+  uint64_t next_ticket_ = 0;
   bool reading_ = false;
   bool write_in_flight_ = false;
   bool peer_done_ = false;  // the peer closed its side or the stream ended

@@ -32,7 +32,8 @@ RequestStream::RequestStream(commands::Dispatcher& dispatcher, commands::Session
 size_t RequestStream::consume(std::span<const uint8_t> input, std::vector<uint8_t>& out,
                               size_t out_limit) {
   size_t consumed = 0;
-  while (!closing_ && out.size() < out_limit) {
+  parked_ = false;
+  while (!closing_ && !parked_ && out.size() < out_limit) {
     if (discard_remaining_ > 0) {
       size_t dropped = std::min<uint64_t>(discard_remaining_, input.size() - consumed);
       if (dropped == 0) break;
@@ -51,7 +52,16 @@ size_t RequestStream::consume_frame(std::span<const uint8_t> input, std::vector<
   Frame frame;
   if (protocol::decode_frame(input, frame) == DecodeResult::Ok) {
     if (protocol::is_client_request_magic(frame.magic) && frame.value.size() <= max_item_size_) {
-      if (dispatcher_.execute(frame, session_, out) == commands::Outcome::Close) closing_ = true;
+      switch (dispatcher_.execute(frame, session_, out)) {
+        case commands::Outcome::Continue:
+          break;
+        case commands::Outcome::Close:
+          closing_ = true;
+          break;
+        case commands::Outcome::WouldBlock:
+          parked_ = !session_.features.has(commands::Feature::UnorderedExecution);
+          break;
+      }
       return frame.size();
     }
     // Nothing the server asks a client (a cluster map notification) needs its answer.

@@ -24,8 +24,9 @@ class RequestStream {
 
   // Executes the complete requests at the front of `input`, appending their responses to
   // `out`, and returns how many bytes it consumed (including bytes of a discarded body).
-  // Stops early, leaving requests unconsumed, once `out` holds `out_limit` bytes or more, or
-  // once the connection must close.
+  // Stops early, leaving requests unconsumed, once `out` holds `out_limit` bytes or more,
+  // once the connection must close, or after a request that was parked (Outcome::WouldBlock)
+  // unless the session negotiated UnorderedExecution: later requests wait for its answer.
   size_t consume(std::span<const uint8_t> input, std::vector<uint8_t>& out, size_t out_limit);
 
   // True once the connection must close after sending what has been appended.
@@ -49,6 +50,7 @@ class RequestStream {
   const std::string peer_;
   uint64_t discard_remaining_ = 0;  // bytes still to drop of a refused oversized body
   bool closing_ = false;
+  bool parked_ = false;  // the last request executed waits, and later ones must wait for it
 };
 
 }  // namespace tern::net

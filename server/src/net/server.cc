@@ -94,8 +94,8 @@ void Server::on_accept(const asio::error_code& error, asio::ip::tcp::socket sock
     socket.close(ignored);
   } else {
     auto& loop = static_cast<asio::io_context&>(socket.get_executor().context());
-    auto connection =
-        std::make_shared<Connection>(std::move(socket), dispatcher_, config_.max_item_size, stats_);
+    auto connection = std::make_shared<Connection>(std::move(socket), workers_.gate_of(loop),
+                                                   dispatcher_, config_.max_item_size, stats_);
     {
       std::lock_guard lock(connections_mutex_);
       std::erase_if(connections_, [](const auto& weak) { return weak.expired(); });

@@ -10,6 +10,7 @@ struct WorkerPool::Worker {
   std::optional<asio::io_context> loop{std::in_place, 1};
   asio::executor_work_guard<asio::io_context::executor_type> keep_running =
       asio::make_work_guard(*loop);
+  std::shared_ptr<LoopGate> gate = std::make_shared<LoopGate>(*loop);
   std::thread thread;
 };
 
@@ -29,8 +30,16 @@ asio::io_context& WorkerPool::next() {
   return *worker.loop;
 }
 
+std::shared_ptr<LoopGate> WorkerPool::gate_of(const asio::io_context& loop) const {
+  for (const auto& worker : workers_) {
+    if (worker->loop && &*worker->loop == &loop) return worker->gate;
+  }
+  return nullptr;
+}
+
 void WorkerPool::stop() {
   for (auto& worker : workers_) {
+    worker->gate->close();
     worker->keep_running.reset();
     if (worker->loop) worker->loop->stop();
   }

@@ -9,6 +9,8 @@
 
 #include <asio.hpp>
 
+#include "net/loop_gate.h"
+
 namespace tern::net {
 
 class WorkerPool {
@@ -23,8 +25,12 @@ class WorkerPool {
   // The loop the next connection should live on (round-robin). Called from one thread.
   asio::io_context& next();
 
-  // Stops every loop, joins the threads and destroys the work still queued there (which
-  // closes the connections it holds). Idempotent; not thread-safe.
+  // The gate into `loop`, one of this pool's (else null): what completions that finish on
+  // other threads post through. Closed by stop(), before the loop is destroyed.
+  std::shared_ptr<LoopGate> gate_of(const asio::io_context& loop) const;
+
+  // Stops every loop, closes their gates, joins the threads and destroys the work still
+  // queued there (which closes the connections it holds). Idempotent; not thread-safe.
   void stop();
 
  private:

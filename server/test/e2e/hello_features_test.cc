@@ -222,12 +222,12 @@ TEST_F(HelloFeaturesTest, AltRequestsCarryDurabilityRequirements) {
             Status::Success);
   EXPECT_EQ(with->call(simple(Opcode::Get, "durable")).value, "w");
 
-  // Levels that persist cannot be honoured: nothing is persisted. Nothing is stored either.
-  EXPECT_EQ(with->call(alt(store(Opcode::Set, "not-durable", "v"), "\x11\x02")).status,
-            Status::DurabilityImpossible);
-  EXPECT_EQ(with->call(alt(store(Opcode::Set, "not-durable", "v"), "\x11\x03")).status,
-            Status::DurabilityImpossible);
-  EXPECT_EQ(with->call(simple(Opcode::Get, "not-durable")).status, Status::KeyEnoent);
+  // Levels that persist: dev.toml's bucket is persistent, so they answer once on disk.
+  EXPECT_EQ(with->call(alt(store(Opcode::Set, "persisted", "v"), "\x11\x02")).status,
+            Status::Success);
+  EXPECT_EQ(with->call(alt(store(Opcode::Set, "persisted", "w"), "\x11\x03")).status,
+            Status::Success);
+  EXPECT_EQ(with->call(simple(Opcode::Get, "persisted")).value, "w");
   // A durability frame of a bad length, and an unknown frame id: errors, not crashes.
   EXPECT_EQ(with->call(alt(store(Opcode::Set, "not-durable", "v"), std::string("\x12\x01\x00", 3)))
                 .status,
@@ -237,9 +237,9 @@ TEST_F(HelloFeaturesTest, AltRequestsCarryDurabilityRequirements) {
             Status::UnknownFrameInfo);
   EXPECT_EQ(with->call(simple(Opcode::Noop)).status, Status::Success);
 
-  // Without XERROR the same refusal is mapped down to a classic status.
+  // Without XERROR a refusal (an invalid level) is mapped down to a classic status.
   auto classic = open({kAltRequestSupport, kSyncReplication});
-  EXPECT_EQ(classic->call(alt(store(Opcode::Set, "not-durable", "v"), "\x11\x02")).status,
+  EXPECT_EQ(classic->call(alt(store(Opcode::Set, "not-durable", "v"), "\x11\x09")).status,
             Status::Einval);
 }
 

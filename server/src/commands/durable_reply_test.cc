@@ -1,0 +1,337 @@
+// Durable writes through the dispatcher, against a real persistent bucket (RocksDB in a
+// temporary directory, its tasks on a ManualExecutor): which levels each bucket type takes,
+// the shared path that parks a persisting write and answers it once the flusher wrote it (or
+// its deadline passed), and what a persistent bucket adds elsewhere (warmup, OBSERVE_SEQNO,
+// STAT).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands/dispatcher.h"
+#include "commands/dispatcher_harness.h"
+#include "commands/durable_reply.h"
+#include "commands/test_node.h"
+#include "common/clock.h"
+#include "engine/bucket.h"
+#include "executor/manual_executor.h"
+#include "protocol/codec.h"
+#include "protocol/opcode.h"
+#include "storage/store.h"
+#include "storage/temp_dir.h"
+
+namespace tern::commands {
+namespace {
+
+using protocol::Opcode;
+using protocol::Status;
+using testing::be16;
+using testing::Bytes;
+using testing::Connection;
+using testing::expect_error;
+using testing::Request;
+using testing::Response;
+
+constexpr uint8_t kMajority = 1;
+constexpr uint8_t kPersistToActive = 2;
+constexpr uint8_t kPersistToMajority = 3;
+
+// The frame info of a durability requirement: level, and a timeout when one is given.
+Bytes durability(uint8_t level, uint16_t timeout_ms = 0) {
+  if (timeout_ms == 0) return {0x11, level};
+  return {0x13, level, static_cast<uint8_t>(timeout_ms >> 8), static_cast<uint8_t>(timeout_ms)};
+}
+
+Request durable_set(const std::string& key, const std::string& value, Bytes framing,
+                    Opcode opcode = Opcode::Set) {
+  return Request{.opcode = opcode, .key = key, .value = value,
+                 .extras = testing::storage_extras(0, 0), .framing_extras = std::move(framing)};
+}
+
+// A node whose one bucket, "default", is ephemeral or persistent; a persistent one is warm
+// once start() ran its warmup.
+class DurableTest : public ::testing::Test {
+ protected:
+  ~DurableTest() override { close(); }
+
+  void open(bool persistent) {
+    node_ = testing::make_open_node(clock_, engine::Config{.persistent = persistent});
+    if (persistent) {
+      bucket().make_persistent(
+          storage::open_rocksdb_store(dir_.sub("default" + std::to_string(++opened_)), {}));
+    }
+    dispatcher_ = std::make_unique<Dispatcher>(*node_);
+  }
+
+  void open_warm() {
+    open(true);
+    bucket().persistence()->start(executor_, bucket().executor_owner());
+    executor_.run_ready();
+    ASSERT_TRUE(bucket().warm());
+  }
+
+  // A connection that negotiated what durable writes need, and mutation tokens.
+  Connection& connect() {
+    connections_.push_back(std::make_unique<Connection>(*dispatcher_, *node_));
+    Connection& c = *connections_.back();
+    EXPECT_EQ(c.hello({Feature::Xerror, Feature::AltRequestSupport, Feature::SyncReplication,
+                       Feature::MutationSeqno, Feature::Json})
+                  .status,
+              Status::Success);
+    return c;
+  }
+
+  // Drops the connections, then the node, once its tasks are stopped.
+  void close() {
+    connections_.clear();
+    if (node_ != nullptr) executor_.unregister(bucket().executor_owner());
+    node_.reset();
+  }
+
+  // Runs the flusher (and whatever else is due): durable writes it persists are committed.
+  void flush() { executor_.run_ready(); }
+
+  engine::Bucket& bucket() { return *node_->buckets().front(); }
+
+  ManualClock clock_;
+  storage::TempDir dir_;
+  executor::ManualExecutor executor_{clock_};
+  std::unique_ptr<Node> node_;
+  std::unique_ptr<Dispatcher> dispatcher_;
+  std::vector<std::unique_ptr<Connection>> connections_;
+  int opened_ = 0;
+};
+
+TEST_F(DurableTest, EachBucketTypeTakesTheLevelsItCanHonour) {
+  struct Case {
+    bool persistent;
+    uint8_t level;
+    bool waits;          // the request is parked
+    Status answered;     // at once, when it does not wait
+  };
+  const Case cases[] = {
+      {false, kMajority, false, Status::Success},
+      {false, kPersistToActive, false, Status::DurabilityImpossible},
+      {false, kPersistToMajority, false, Status::DurabilityImpossible},
+      {true, kMajority, false, Status::Success},
+      {true, kPersistToActive, true, Status::Success},
+      {true, kPersistToMajority, true, Status::Success},
+  };
+  for (const Case& test : cases) {
+    SCOPED_TRACE(::testing::Message() << (test.persistent ? "persistent" : "ephemeral")
+                                      << " bucket, level " << int{test.level});
+    close();
+    if (test.persistent) {
+      open_warm();
+    } else {
+      open(false);
+    }
+    Connection& c = connect();
+    const std::vector<Response> answers = c.run(durable_set("k", "v", durability(test.level)));
+    if (test.waits) {
+      EXPECT_TRUE(answers.empty());
+      EXPECT_EQ(c.last_outcome(), Outcome::WouldBlock);
+      EXPECT_EQ(c.parker().waiting(), 1u);
+    } else {
+      ASSERT_EQ(answers.size(), 1u);
+      EXPECT_EQ(answers[0].status, test.answered);
+      EXPECT_EQ(c.last_outcome(), Outcome::Continue);
+    }
+  }
+}
+
+TEST_F(DurableTest, APersistedWriteIsCommittedAndAnsweredAsAnyMutation) {
+  open_warm();
+  Connection& c = connect();
+  ASSERT_TRUE(c.run(durable_set("k", "v", durability(kPersistToMajority))).empty());
+
+  // Held aside until on disk: readers see no document, writers wait their turn.
+  EXPECT_EQ(c.get("k").status, Status::KeyEnoent);
+  expect_error(c.one(durable_set("k", "w", {})), Status::SyncWriteInProgress);
+  EXPECT_TRUE(c.parker().finish_ready().empty());
+
+  flush();
+  const std::vector<Response> answers = c.parker().finish_ready();
+  ASSERT_EQ(answers.size(), 1u);
+  const Response& stored = answers[0];
+  EXPECT_EQ(stored.status, Status::Success);
+  EXPECT_EQ(stored.opcode, static_cast<uint8_t>(Opcode::Set));
+  EXPECT_EQ(stored.opaque, testing::kOpaque);
+  EXPECT_EQ(stored.magic, 0x81);
+  const Response read = c.get("k");
+  EXPECT_EQ(read.value, "v");
+  EXPECT_EQ(stored.cas, read.cas);
+  // The mutation token: the vbucket's uuid and the write's seqno.
+  ASSERT_EQ(stored.extras.size(), 16u);
+  EXPECT_EQ(protocol::load_be64(stored.extras.data()), bucket().vbucket(0)->uuid());
+  EXPECT_EQ(protocol::load_be64(stored.extras.data() + 8), 1u);
+  EXPECT_EQ(c.parker().waiting(), 0u);
+}
+
+// Every mutation that may carry durability goes through the same path: parked, then the
+// answer its handler gives (status, value) once persisted.
+TEST_F(DurableTest, EveryMutationWaitsForTheDiskThenAnswersAsItWould) {
+  struct Case {
+    const char* name;
+    Request request;
+    Status status;
+    std::string value;  // of the answer
+  };
+  std::string counter(8, '\0');
+  counter[7] = 111;  // "100" + 11
+  std::vector<Case> cases = {
+      {"set", durable_set("k", "1", {}), Status::Success, ""},
+      {"add", durable_set("new", "x", {}, Opcode::Add), Status::Success, ""},
+      {"replace", durable_set("k", "10", {}, Opcode::Replace), Status::Success, ""},
+      {"append", {.opcode = Opcode::Append, .key = "k", .value = "0"}, Status::Success, ""},
+      {"increment",
+       {.opcode = Opcode::Increment, .key = "k", .extras = testing::arithmetic_extras(11, 0, 0)},
+       Status::Success, counter},
+      {"subdoc",
+       {.opcode = Opcode::SubdocDictUpsert, .key = "doc", .value = "a1",
+        .extras = testing::concat({be16(1), Bytes{0x00}})},
+       Status::Success, ""},
+      {"delete", {.opcode = Opcode::Delete, .key = "new"}, Status::Success, ""},
+  };
+  // "doc" starts as a JSON object for the sub-document upsert of path "a" to 1.
+  open_warm();
+  Connection& c = connect();
+  ASSERT_EQ(c.set("doc", "{}").status, Status::Success);
+  for (Case& test : cases) {
+    SCOPED_TRACE(test.name);
+    test.request.framing_extras = durability(kPersistToActive);
+    ASSERT_TRUE(c.run(test.request).empty());
+    EXPECT_EQ(c.last_outcome(), Outcome::WouldBlock);
+    flush();
+    const std::vector<Response> answers = c.parker().finish_ready();
+    ASSERT_EQ(answers.size(), 1u);
+    EXPECT_EQ(answers[0].status, test.status);
+    EXPECT_EQ(answers[0].value, test.value);
+    EXPECT_EQ(answers[0].opcode, static_cast<uint8_t>(test.request.opcode));
+    EXPECT_NE(answers[0].cas, 0u);
+  }
+  EXPECT_EQ(c.get("k").value, "111");
+  EXPECT_EQ(c.get("new").status, Status::KeyEnoent);
+  EXPECT_EQ(c.get("doc").value, R"({"a":1})");
+}
+
+TEST_F(DurableTest, AQuietDurableWriteStaysSilentWhenCommitted) {
+  open_warm();
+  Connection& c = connect();
+  ASSERT_TRUE(c.run(durable_set("k", "v", durability(kPersistToActive), Opcode::SetQ)).empty());
+  EXPECT_EQ(c.last_outcome(), Outcome::WouldBlock);
+  flush();
+  EXPECT_TRUE(c.parker().finish_ready().empty());
+  EXPECT_EQ(c.parker().waiting(), 0u);
+  EXPECT_EQ(c.get("k").value, "v");
+}
+
+TEST_F(DurableTest, AWriteNotPersistedByItsDeadlineIsAmbiguousAndStillCommits) {
+  open_warm();
+  Connection& c = connect();
+  ASSERT_TRUE(c.run(durable_set("k", "v", durability(kPersistToMajority, 100))).empty());
+  clock_.advance_ms(99);
+  bucket().persistence()->durability().expire_due();
+  EXPECT_TRUE(c.parker().finish_ready().empty());
+
+  // The timeout task's work, before the flusher gets to run.
+  clock_.advance_ms(1);
+  bucket().persistence()->durability().expire_due();
+  const std::vector<Response> answers = c.parker().finish_ready();
+  ASSERT_EQ(answers.size(), 1u);
+  expect_error(answers[0], Status::SyncWriteAmbiguous);
+
+  flush();
+  EXPECT_EQ(c.get("k").value, "v");
+}
+
+TEST_F(DurableTest, WithoutATimeoutTheDefaultDeadlineApplies) {
+  open_warm();
+  Connection& c = connect();
+  ASSERT_TRUE(c.run(durable_set("k", "v", durability(kPersistToMajority, 0))).empty());
+  clock_.advance_ms(kDefaultDurabilityTimeoutMs - 1);
+  bucket().persistence()->durability().expire_due();
+  EXPECT_TRUE(c.parker().finish_ready().empty());
+  clock_.advance_ms(1);
+  bucket().persistence()->durability().expire_due();
+  const std::vector<Response> answers = c.parker().finish_ready();
+  ASSERT_EQ(answers.size(), 1u);
+  expect_error(answers[0], Status::SyncWriteAmbiguous);
+}
+
+TEST_F(DurableTest, DataCommandsAnswerEtmpfailUntilTheBucketIsWarm) {
+  open(true);  // not started: warmup has not run
+  Connection& c = connect();
+  expect_error(c.get("k"), Status::Etmpfail);
+  expect_error(c.set("k", "v"), Status::Etmpfail);
+  expect_error(c.one({.opcode = Opcode::GetMeta, .key = "k"}), Status::Etmpfail);
+  // What addresses no document still runs.
+  EXPECT_EQ(c.one({.opcode = Opcode::Noop}).status, Status::Success);
+  EXPECT_EQ(c.one({.opcode = Opcode::GetCollectionsManifest}).status, Status::Success);
+
+  bucket().persistence()->start(executor_, bucket().executor_owner());
+  executor_.run_ready();
+  EXPECT_EQ(c.set("k", "v").status, Status::Success);
+  EXPECT_EQ(c.get("k").value, "v");
+}
+
+// Format u8, vbucket u16, uuid u64, persisted seqno u64, current seqno u64.
+std::pair<uint64_t, uint64_t> observe(Connection& c, engine::Bucket& bucket) {
+  const Response r = c.one({.opcode = Opcode::ObserveSeqno,
+                            .value = testing::text_of(testing::be64(bucket.vbucket(0)->uuid()))});
+  EXPECT_EQ(r.status, Status::Success);
+  if (r.value.size() < 27) return {};
+  const auto* body = reinterpret_cast<const uint8_t*>(r.value.data());
+  return {protocol::load_be64(body + 11), protocol::load_be64(body + 19)};
+}
+
+TEST_F(DurableTest, ObserveSeqnoReportsWhatIsOnDiskBesideTheCurrentSeqno) {
+  open_warm();
+  Connection& c = connect();
+  ASSERT_EQ(c.set("a", "1").status, Status::Success);
+  ASSERT_EQ(c.set("b", "2").status, Status::Success);
+  EXPECT_EQ(observe(c, bucket()), std::make_pair(uint64_t{0}, uint64_t{2}));
+  flush();
+  EXPECT_EQ(observe(c, bucket()), std::make_pair(uint64_t{2}, uint64_t{2}));
+}
+
+TEST_F(DurableTest, ObserveSeqnoOnAnEphemeralBucketReportsTheCurrentSeqnoAsPersisted) {
+  open(false);
+  Connection& c = connect();
+  ASSERT_EQ(c.set("a", "1").status, Status::Success);
+  EXPECT_EQ(observe(c, bucket()), std::make_pair(uint64_t{1}, uint64_t{1}));
+}
+
+std::map<std::string, std::string> stats(Connection& c) {
+  std::map<std::string, std::string> out;
+  for (const Response& r : c.run({.opcode = Opcode::Stat})) out[r.key] = r.value;
+  return out;
+}
+
+TEST_F(DurableTest, StatShowsPersistenceOnlyForAPersistentBucket) {
+  open(false);
+  Connection& ephemeral = connect();
+  EXPECT_EQ(stats(ephemeral).count("ep_queue_size"), 0u);
+  close();
+
+  open_warm();
+  Connection& c = connect();
+  ASSERT_EQ(c.set("a", "1").status, Status::Success);
+  ASSERT_TRUE(c.run(durable_set("b", "2", durability(kPersistToMajority))).empty());
+  std::map<std::string, std::string> before = stats(c);
+  EXPECT_EQ(before["ep_queue_size"], "2");
+  EXPECT_EQ(before["ep_warmup_state"], "done");
+  EXPECT_EQ(before["ep_durability_pending"], "1");
+  flush();
+  std::map<std::string, std::string> after = stats(c);
+  EXPECT_EQ(after["ep_queue_size"], "0");
+  EXPECT_EQ(after["ep_total_persisted"], "2");
+  EXPECT_EQ(after["ep_durability_pending"], "0");
+  EXPECT_EQ(after["ep_durability_committed"], "1");
+  EXPECT_EQ(after.count("ep_bg_fetched"), 0u);
+}
+
+}  // namespace
+}  // namespace tern::commands

@@ -1,0 +1,211 @@
+// A Connection on a real socket pair and an event loop the test runs by hand, serving a
+// persistent bucket whose tasks run on a ManualExecutor: the order of answers around a
+// request that waits for the disk, with and without UnorderedExecution, and connections
+// that end while a request waits.
+#include "net/connection.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <asio.hpp>
+
+#include "commands/dispatcher.h"
+#include "commands/dispatcher_harness.h"
+#include "commands/test_node.h"
+#include "common/clock.h"
+#include "executor/manual_executor.h"
+#include "net/loop_gate.h"
+#include "net/server_stats.h"
+#include "protocol/opcode.h"
+#include "protocol/status.h"
+#include "storage/store.h"
+#include "storage/temp_dir.h"
+
+namespace tern::net {
+namespace {
+
+using commands::Feature;
+using commands::testing::Bytes;
+using commands::testing::Request;
+using commands::testing::Response;
+using protocol::Opcode;
+using protocol::Status;
+
+constexpr uint32_t kDurableOpaque = 1;
+constexpr uint32_t kNoopOpaque = 2;
+
+Request durable_set(const std::string& key) {
+  return Request{.opcode = Opcode::Set, .key = key, .value = "v",
+                 .extras = commands::testing::storage_extras(0, 0),
+                 .framing_extras = {0x11, 0x03},  // PersistToMajority
+                 .opaque = kDurableOpaque};
+}
+
+const Request kNoop{.opcode = Opcode::Noop, .opaque = kNoopOpaque};
+
+class ConnectionTest : public ::testing::Test {
+ protected:
+  ConnectionTest() {
+    node_ = commands::testing::make_open_node(clock_, engine::Config{.persistent = true});
+    engine::Bucket& bucket = *node_->buckets().front();
+    bucket.make_persistent(storage::open_rocksdb_store(dir_.sub("default"), {}));
+    bucket.persistence()->start(executor_, bucket.executor_owner());
+    executor_.run_ready();  // warmup
+    dispatcher_ = std::make_unique<commands::Dispatcher>(*node_);
+    reconnect();
+  }
+
+  // Hangs up the client's connection, if any, and opens a new one.
+  void reconnect() {
+    asio::error_code ignored;
+    client_.close(ignored);
+    settle();
+    asio::ip::tcp::acceptor acceptor(loop_, {asio::ip::make_address("127.0.0.1"), 0});
+    client_.connect(acceptor.local_endpoint());
+    auto connection = std::make_shared<Connection>(acceptor.accept(), gate_, *dispatcher_,
+                                                   1 << 20, stats_);
+    connection->start();
+    connection_ = connection;
+  }
+
+  ~ConnectionTest() override {
+    asio::error_code ignored;
+    client_.close(ignored);
+    gate_->close();
+    executor_.unregister(node_->buckets().front()->executor_owner());
+  }
+
+  void send(std::initializer_list<Request> requests) {
+    Bytes wire;
+    for (const Request& r : requests) {
+      const Bytes one = commands::testing::encode(r);
+      wire.insert(wire.end(), one.begin(), one.end());
+    }
+    asio::write(client_, asio::buffer(wire));
+  }
+
+  // Runs the loop until it has nothing left to do now.
+  void settle() {
+    for (int i = 0; i < 20; ++i) {
+      loop_.restart();
+      loop_.poll();
+    }
+  }
+
+  // The answers received so far.
+  std::vector<Response> receive() {
+    settle();
+    Bytes bytes;
+    while (client_.available() > 0) {
+      const size_t at = bytes.size();
+      bytes.resize(at + client_.available());
+      bytes.resize(at + client_.read_some(asio::buffer(bytes.data() + at, bytes.size() - at)));
+    }
+    return commands::testing::decode_all(bytes);
+  }
+
+  // Persists what is queued: durable writes are committed and their waiters told.
+  void flush() {
+    executor_.run_ready();
+    settle();
+  }
+
+  std::vector<uint32_t> opaques(const std::vector<Response>& answers) {
+    std::vector<uint32_t> out;
+    for (const Response& r : answers) out.push_back(r.opaque);
+    return out;
+  }
+
+  void hello(std::initializer_list<Feature> features) {
+    std::string value;
+    for (Feature feature : features) {
+      value += static_cast<char>(static_cast<uint16_t>(feature) >> 8);
+      value += static_cast<char>(static_cast<uint16_t>(feature) & 0xff);
+    }
+    send({{.opcode = Opcode::Hello, .key = "test", .value = value}});
+    ASSERT_EQ(receive().size(), 1u);
+  }
+
+  ManualClock clock_;
+  storage::TempDir dir_;
+  executor::ManualExecutor executor_{clock_};
+  std::unique_ptr<commands::Node> node_;
+  std::unique_ptr<commands::Dispatcher> dispatcher_;
+  ServerStats stats_{"test", 1};
+  asio::io_context loop_{1};  // after what connections use: destroying it frees them
+  std::shared_ptr<LoopGate> gate_ = std::make_shared<LoopGate>(loop_);
+  asio::ip::tcp::socket client_{loop_};
+  std::weak_ptr<Connection> connection_;
+};
+
+TEST_F(ConnectionTest, AParkedRequestHoldsLaterAnswersBackUntilItIsAnswered) {
+  send({durable_set("k"), kNoop});
+  EXPECT_TRUE(receive().empty());
+  ASSERT_FALSE(connection_.expired());  // kept alive while it waits
+  EXPECT_EQ(connection_.lock()->parked_count(), 1u);
+
+  flush();
+  const std::vector<Response> answers = receive();
+  EXPECT_EQ(opaques(answers), (std::vector<uint32_t>{kDurableOpaque, kNoopOpaque}));
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[0].status, Status::Success);
+  EXPECT_NE(answers[0].cas, 0u);
+  EXPECT_EQ(connection_.lock()->parked_count(), 0u);
+}
+
+TEST_F(ConnectionTest, WithUnorderedExecutionLaterRequestsAnswerFirst) {
+  hello({Feature::Xerror, Feature::AltRequestSupport, Feature::SyncReplication,
+         Feature::UnorderedExecution});
+  send({durable_set("k"), kNoop});
+  EXPECT_EQ(opaques(receive()), std::vector<uint32_t>{kNoopOpaque});
+
+  flush();
+  const std::vector<Response> answers = receive();
+  ASSERT_EQ(opaques(answers), std::vector<uint32_t>{kDurableOpaque});
+  EXPECT_EQ(answers[0].status, Status::Success);
+}
+
+TEST_F(ConnectionTest, AClientThatHangsUpWhileARequestWaitsIsClosedOnceItIsAnswered) {
+  for (bool unordered : {false, true}) {
+    SCOPED_TRACE(unordered ? "unordered" : "ordered");
+    reconnect();
+    if (unordered) {
+      hello({Feature::Xerror, Feature::AltRequestSupport, Feature::SyncReplication,
+             Feature::UnorderedExecution});
+    }
+    send({durable_set(unordered ? "b" : "a")});
+    settle();
+    client_.shutdown(asio::ip::tcp::socket::shutdown_send);
+    settle();
+    EXPECT_EQ(stats_.curr_connections(), 1u);
+    flush();
+    settle();
+    EXPECT_EQ(stats_.curr_connections(), 0u);
+    EXPECT_TRUE(connection_.expired());
+  }
+}
+
+TEST_F(ConnectionTest, AConnectionThatEndsWhileARequestWaitsDropsItsAnswer) {
+  hello({Feature::Xerror, Feature::AltRequestSupport, Feature::SyncReplication,
+         Feature::UnorderedExecution});
+  send({durable_set("k")});
+  settle();
+  // A bad magic byte ends the connection; the client then hangs up too.
+  const uint8_t garbage[24] = {0x42};
+  asio::write(client_, asio::buffer(garbage));
+  settle();
+  asio::error_code ignored;
+  client_.close(ignored);
+  settle();
+  EXPECT_TRUE(connection_.expired());
+  EXPECT_EQ(stats_.curr_connections(), 0u);
+
+  flush();  // the write commits; its answer has nowhere to go
+  EXPECT_EQ(node_->buckets().front()->persistence()->durability().committed(), 1u);
+}
+
+}  // namespace
+}  // namespace tern::net

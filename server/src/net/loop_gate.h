@@ -1,0 +1,39 @@
+#pragma once
+// A way into one event loop from any thread that stays safe once the loop is gone. Work that
+// finishes on another thread (a durable write persisted by the flusher) posts its completion
+// through the gate of the loop that owns the connection; the worker pool closes the gate before
+// it destroys the loop, and from then on posts are dropped instead of reaching freed memory.
+// Thread-safe; post() never blocks for longer than a queue insertion.
+
+#include <mutex>
+#include <utility>
+
+#include <asio.hpp>
+
+namespace tern::net {
+
+class LoopGate {
+ public:
+  explicit LoopGate(asio::io_context& loop) : loop_(&loop) {}
+  LoopGate(const LoopGate&) = delete;
+  LoopGate& operator=(const LoopGate&) = delete;
+
+  // Queues `handler` to run on the loop; drops it if the gate is closed.
+  template <class Handler>
+  void post(Handler&& handler) {
+    std::lock_guard lock(mutex_);
+    if (loop_ != nullptr) asio::post(*loop_, std::forward<Handler>(handler));
+  }
+
+  // Refuses every later post. Call before the loop is destroyed.
+  void close() {
+    std::lock_guard lock(mutex_);
+    loop_ = nullptr;
+  }
+
+ private:
+  std::mutex mutex_;
+  asio::io_context* loop_;  // guarded; null once closed
+};
+
+}  // namespace tern::net
