@@ -9,6 +9,8 @@ namespace Tern.Client.Tests.Support;
 /// <summary>
 /// A real server process (memcached or ternd) on a free port, for integration and fault tests.
 /// Can be paused (SIGSTOP), resumed, killed and restarted on the same port.
+/// A ternd started with a config gets a fresh temporary data directory (its couchbase buckets'
+/// files), kept across <see cref="RestartAsync"/> and removed by <see cref="DisposeAsync"/>.
 /// </summary>
 public sealed partial class ServerProcess : IAsyncDisposable
 {
@@ -18,14 +20,16 @@ public sealed partial class ServerProcess : IAsyncDisposable
 
     private readonly string _kind;
     private readonly string? _config;
+    private readonly string? _dataDirectory;
     private Process _process;
 
-    private ServerProcess(string kind, Process process, int port, string? config = null)
+    private ServerProcess(string kind, Process process, int port, string? config = null, string? dataDirectory = null)
     {
         _kind = kind;
         _process = process;
         Port = port;
         _config = config;
+        _dataDirectory = dataDirectory;
     }
 
     public int Port { get; }
@@ -68,8 +72,18 @@ public sealed partial class ServerProcess : IAsyncDisposable
     {
         if (!File.Exists(TerndPath))
             throw new FileNotFoundException($"ternd is not built at {TerndPath} (run make build-server, or set TERND_PATH)");
-        var (process, port) = await StartTerndProcessAsync(0, configPath);
-        return new ServerProcess("ternd", process, port, configPath);
+        // Without a config ternd serves an ephemeral bucket and refuses --data-dir.
+        var dataDirectory = configPath is null ? null : System.IO.Directory.CreateTempSubdirectory("tern-dotnet-data-").FullName;
+        try
+        {
+            var (process, port) = await StartTerndProcessAsync(0, configPath, dataDirectory);
+            return new ServerProcess("ternd", process, port, configPath, dataDirectory);
+        }
+        catch
+        {
+            RemoveDataDirectory(dataDirectory);
+            throw;
+        }
     }
 
     /// <summary>SIGSTOP: the process keeps its socket but stops answering. Returns once every thread has stopped.</summary>
@@ -108,7 +122,7 @@ public sealed partial class ServerProcess : IAsyncDisposable
     {
         if (IsTernd)
         {
-            (_process, _) = await StartTerndProcessAsync(Port, _config);
+            (_process, _) = await StartTerndProcessAsync(Port, _config, _dataDirectory);
             return;
         }
         _process = StartMemcached(Port);
@@ -120,7 +134,14 @@ public sealed partial class ServerProcess : IAsyncDisposable
     {
         Signal(SigCont);
         Stop(_process);
+        RemoveDataDirectory(_dataDirectory);
         return ValueTask.CompletedTask;
+    }
+
+    private static void RemoveDataDirectory(string? directory)
+    {
+        if (directory is not null && System.IO.Directory.Exists(directory))
+            System.IO.Directory.Delete(directory, recursive: true);
     }
 
     private void Signal(int signal)
@@ -149,7 +170,7 @@ public sealed partial class ServerProcess : IAsyncDisposable
         return process;
     }
 
-    private static async Task<(Process, int)> StartTerndProcessAsync(int port, string? configPath)
+    private static async Task<(Process, int)> StartTerndProcessAsync(int port, string? configPath, string? dataDirectory)
     {
         var start = new ProcessStartInfo(TerndPath)
         {
@@ -160,6 +181,11 @@ public sealed partial class ServerProcess : IAsyncDisposable
         {
             start.ArgumentList.Add("--config");
             start.ArgumentList.Add(configPath);
+        }
+        if (dataDirectory is not null)
+        {
+            start.ArgumentList.Add("--data-dir");
+            start.ArgumentList.Add(dataDirectory);
         }
         foreach (var arg in new[] { "--port", port.ToString(), "--listen", "127.0.0.1", "--threads", "2" })
             start.ArgumentList.Add(arg);
