@@ -96,12 +96,6 @@ struct FileConfig {
   std::vector<std::string> warnings;
 };
 
-// "couchbase" or "ephemeral", as the file spells it.
-std::string_view bucket_type_name(BucketType type);
-
-// Whether any bucket of `config` keeps its documents on disk, and so needs a data directory.
-bool has_persistent_bucket(const FileConfig& config);
-
 // Parses and validates a configuration. `source_name` (usually the file's path) prefixes
 // every error and warning. Throws ConfigError for a TOML syntax error, an unknown key, a
 // value of the wrong type or out of range, a name Couchbase would refuse, a duplicate

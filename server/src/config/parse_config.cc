@@ -1,7 +1,6 @@
 // parse_config and load_config (file_config.h): the document's top level, and the checks
 // that span sections (names unique across the file). Each section has its own reader.
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -80,16 +79,6 @@ void read_users(const TableReader& document, FileConfig& config) {
 }
 
 }  // namespace
-
-std::string_view bucket_type_name(BucketType type) {
-  return type == BucketType::Couchbase ? "couchbase" : "ephemeral";
-}
-
-bool has_persistent_bucket(const FileConfig& config) {
-  return std::any_of(config.buckets.begin(), config.buckets.end(), [](const BucketSpec& bucket) {
-    return bucket.type == BucketType::Couchbase;
-  });
-}
 
 FileConfig parse_config(std::string_view toml_text, std::string_view source_name) {
   const toml::table root = parse_toml(toml_text, source_name);

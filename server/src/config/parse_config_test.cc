@@ -50,7 +50,6 @@ TEST(ParseConfigTest, AMinimalFileHasTheDefaultScopeAndCollectionAndUidZero) {
   EXPECT_EQ(bucket.name, "b");
   EXPECT_EQ(bucket.type, BucketType::Couchbase);  // a file's buckets are persistent
   EXPECT_EQ(bucket.eviction_policy, EvictionPolicy::Value);
-  EXPECT_TRUE(has_persistent_bucket(config));
   EXPECT_EQ(bucket.memory_quota_bytes, 64u * 1024 * 1024);
   EXPECT_EQ(bucket.manifest_uid, 0u);
   EXPECT_EQ(scope_ids(bucket), (std::vector<Ids>{{"_default", 0}}));
@@ -160,18 +159,7 @@ TEST(ParseConfigTest, ReadsBucketTypesAndTheEvictionPolicy) {
     const FileConfig config = parse_config(kMinimalBucket + row.lines, kSource);
     EXPECT_EQ(config.buckets[0].type, row.type) << row.lines;
     EXPECT_EQ(config.buckets[0].eviction_policy, EvictionPolicy::Value) << row.lines;
-    EXPECT_EQ(has_persistent_bucket(config), row.type == BucketType::Couchbase) << row.lines;
   }
-  EXPECT_EQ(bucket_type_name(BucketType::Couchbase), "couchbase");
-  EXPECT_EQ(bucket_type_name(BucketType::Ephemeral), "ephemeral");
-}
-
-TEST(ParseConfigTest, OnePersistentBucketAmongEphemeralOnesNeedsTheDisk) {
-  const FileConfig config = parse_config(
-      "[[bucket]]\nname = \"a\"\ntype = \"ephemeral\"\nmemory_quota_mb = 1\n"
-      "[[bucket]]\nname = \"b\"\nmemory_quota_mb = 1\n",
-      kSource);
-  EXPECT_TRUE(has_persistent_bucket(config));
 }
 
 TEST(ParseConfigTest, ADevPasswordWorksButWarnsNamingTheUserAndLine) {
