@@ -292,6 +292,19 @@ class Engine {
   // fit below the low watermark: warmup then stops loading.
   bool restore(std::shared_ptr<Item> item);
 
+  // Value eviction (persistent buckets): the item pager and inline eviction replace a
+  // persisted document by a non-resident copy (Item::resident false: key and metadata, no
+  // value). Every operation that needs a document's value (get, get_and_touch, get_locked,
+  // get_document, concat, arithmetic; store and remove when the document has extended
+  // attributes to keep) answers NotResident for such a document and changes nothing; the
+  // caller fetches the value (BgFetcher) and retries. Operations that need only metadata
+  // (get_meta, touch, unlock, a store or remove without attributes to keep) work as usual.
+
+  // Background fetch: puts `value` back into the key's non-resident item if it still is the
+  // item with this CAS (one changed, removed or already fetched meanwhile is left alone),
+  // charged to the quota even past it (the pager evicts again). Returns whether it did.
+  bool restore_value(std::string_view key, uint64_t cas, std::string_view value);
+
   // --- Hooks for background tasks (expiry pager, item pager). ---
 
   size_t shard_count() const;

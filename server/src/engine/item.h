@@ -33,6 +33,9 @@ struct Item {
   // deleted and sub-document requests that ask for deleted documents can read and change
   // those attributes. Every other operation treats a tombstone as absent.
   bool deleted = false;
+  // False for a document whose value was evicted (persistent buckets, value eviction): the
+  // item keeps the key and metadata, value() is empty, and the value is on disk.
+  bool resident = true;
   // Set by the flusher once the item is on disk (persistent buckets): the item pager may
   // then evict it. The one field that changes after publishing.
   mutable std::atomic<bool> persisted{false};

@@ -23,6 +23,10 @@ enum class Status : uint8_t {
   // A durable write of the key waits for persistence (MutationOptions::prepare); no other
   // mutation of the key may run until it is committed.
   SyncWriteInProgress,
+  // Persistent buckets: the document's value was evicted (its key and metadata are in
+  // memory) and the operation needs it. Nothing was changed: fetch the value from disk
+  // (BgFetcher) and retry.
+  NotResident,
 };
 
 // The enumerator's name ("NotFound"), for logs and test messages.
