@@ -2,8 +2,7 @@
 // Reads evicted values back from disk for the requests that need them, as a task on the
 // Reader pool, so that no worker thread ever waits for the disk. A request that met a
 // non-resident document (Status::NotResident) queues a fetch and parks; one run of the task
-// serves every fetch queued, grouped by vbucket, and reads a key asked for by several
-// requests once. Each fetched value goes back into memory (Engine::restore_value) before the
+// serves every fetch queued, and reads a key asked for by several requests once. Each fetched value goes back into memory (Engine::restore_value) before the
 // requests are told, so that they find it when they retry.
 
 #include <atomic>
@@ -31,11 +30,14 @@ class BgFetcher {
   // Schedules the task (Reader, sleeping until woken) as `owner`'s. Call once, before fetch().
   void start(executor::Executor& executor, executor::OwnerId owner);
 
-  // Queues a read of `key`'s value in `vbucket` and wakes the task asynchronously. `done` is
-  // called once, from the Reader thread with no lock held, after the value was put back (or
-  // the key was found changed or gone, or the store failed: the caller's retry then sees the
-  // document as it is). It must not block: post to the requester's own loop.
-  void fetch(uint16_t vbucket, std::string key, std::function<void()> done);
+  // Queues a read of `key`'s value and wakes the task asynchronously. The task reads it from
+  // the vbucket the document is filed under (Item::vbucket of its non-resident copy, which
+  // the engine reports: Engine::evicted), not the requester's: memcached clients send every
+  // key on vbucket 0. `done` is called once, from the Reader thread with no lock held, after
+  // the value was put back (or the key was found resident, changed or gone, or the store
+  // failed: the caller's retry then sees the document as it is; a caller should bound its
+  // retries). It must not block: post to the requester's own loop.
+  void fetch(std::string key, std::function<void()> done);
 
   uint64_t fetched() const { return fetched_.load(std::memory_order_relaxed); }  // ep_bg_fetched
 
@@ -48,8 +50,8 @@ class BgFetcher {
   executor::Executor* executor_ = nullptr;
   executor::TaskId task_ = 0;
   std::mutex mutex_;
-  // Queued fetches: by vbucket, then key, each with the requests waiting for it.
-  std::map<uint16_t, std::map<std::string, std::vector<std::function<void()>>>> queued_;
+  // Queued fetches by key, each with the requests waiting for it.
+  std::map<std::string, std::vector<std::function<void()>>> queued_;
   std::atomic<uint64_t> fetched_{0};
 };
 

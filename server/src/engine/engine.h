@@ -12,6 +12,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -304,6 +305,14 @@ class Engine {
   // item with this CAS (one changed, removed or already fetched meanwhile is left alone),
   // charged to the quota even past it (the pager evicts again). Returns whether it did.
   bool restore_value(std::string_view key, uint64_t cas, std::string_view value);
+
+  // The key's document if its value is evicted: the vbucket it is filed under on disk and its
+  // CAS (what restore_value() must be given). nullopt when the key has no such document.
+  struct Evicted {
+    uint16_t vbucket = 0;
+    uint64_t cas = 0;
+  };
+  std::optional<Evicted> evicted(std::string_view key);
 
   // --- Hooks for background tasks (expiry pager, item pager). ---
 
