@@ -2,8 +2,9 @@
 // Reads evicted values back from disk for the requests that need them, as a task on the
 // Reader pool, so that no worker thread ever waits for the disk. A request that met a
 // non-resident document (Status::NotResident) queues a fetch and parks; one run of the task
-// serves every fetch queued, and reads a key asked for by several requests once. Each fetched value goes back into memory (Engine::restore_value) before the
-// requests are told, so that they find it when they retry.
+// serves every fetch queued, and reads a key asked for by several requests once.
+// Each fetched value goes back into memory (Engine::restore_value) before the requests are
+// told, so that they find it when they retry.
 
 #include <atomic>
 #include <cstdint>
@@ -23,7 +24,8 @@ namespace tern::engine {
 
 class BgFetcher {
  public:
-  // Both must outlive the fetcher.
+  // Both must outlive the fetcher. Its task must be stopped before it goes (the executor's
+  // unregister of the owner, or the executor's end).
   BgFetcher(Engine& engine, storage::Store& store);
   ~BgFetcher();
 

@@ -73,8 +73,10 @@ GetResult Engine::get(std::string_view key) {
   {
     KeyAccess access(*impl_, key);
     ShardCounters& counters = access.shard().counters;
-    counters.add(Counter::cmd_get);
     Slot* slot = access.slot();
+    // Not counted: the retry after the fetch is the get that counts.
+    if (slot && !slot->item->resident) return {Status::NotResident, nullptr};
+    counters.add(Counter::cmd_get);
     if (!slot) {
       counters.add(Counter::get_misses);
       return result;
@@ -97,7 +99,11 @@ GetResult Engine::get_and_touch(std::string_view key, uint32_t expiry) {
   // A deadline already past removes the item rather than publishing it, yet the touch
   // still answers with the item it touched.
   ItemPtr touched;
-  Applied applied = mutate(*impl_, {.key = key, .command = Counter::cmd_touch},
+  // The value too: the disk holds a document as one record, which a new expiry rewrites.
+  Applied applied = mutate(*impl_,
+                           {.key = key,
+                            .command = Counter::cmd_touch,
+                            .reads_value = ValueUse::Whole},
                            [&](const ItemPtr& current, ShardCounters& counters, int64_t) {
                              if (!current) {
                                counters.add(Counter::touch_misses);
@@ -122,7 +128,8 @@ GetResult Engine::get_locked(std::string_view key, uint32_t lock_seconds) {
   const uint32_t seconds = lock_seconds == 0
                                ? config_.default_lock_seconds
                                : std::min(lock_seconds, config_.max_lock_seconds);
-  Applied applied = mutate(*impl_, {.key = key, .command = Counter::cmd_get},
+  Applied applied = mutate(*impl_,
+                           {.key = key, .command = Counter::cmd_get, .reads_value = ValueUse::Whole},
                            [&](const ItemPtr& current, ShardCounters& counters, int64_t now) {
                              if (!current) {
                                counters.add(Counter::get_misses);
@@ -164,7 +171,10 @@ MutationResult Engine::store(StoreMode mode, std::string_view key, std::string_v
                             .cas = cas,
                             .command = Counter::cmd_set,
                             .vbucket = options.vbucket,
-                            .prepare = options.prepare},
+                            .prepare = options.prepare,
+                            // The document's attributes, unless the value brings its own.
+                            .reads_value = (datatype & kXattr) != 0 ? ValueUse::None
+                                                                    : ValueUse::Attributes},
                            [&](const ItemPtr& current, ShardCounters&, int64_t) {
                              if (mode == StoreMode::Add && current) {
                                return fail(Status::Exists);
@@ -203,7 +213,12 @@ MutationResult Engine::remove(std::string_view key, uint64_t cas, MutationOption
   // with system attributes needs one holding them, built under the lock from what it finds.
   std::shared_ptr<Item> bare_tombstone = keeps_tombstone ? make_item(key, {}) : nullptr;
   Applied applied = mutate(
-      *impl_, {.key = key, .cas = cas, .vbucket = options.vbucket, .prepare = options.prepare},
+      *impl_,
+      {.key = key,
+       .cas = cas,
+       .vbucket = options.vbucket,
+       .prepare = options.prepare,
+       .reads_value = ValueUse::Attributes},  // the tombstone keeps the system attributes
       [&](const ItemPtr& current, ShardCounters& counters, int64_t now) {
         if (!current) {
           counters.add(Counter::delete_misses);
@@ -248,7 +263,12 @@ ArithmeticResult Engine::arithmetic(std::string_view key, bool increment, uint64
   uint64_t result = 0;
   char digits[20];
   Applied applied = mutate(
-      *impl_, {.key = key, .cas = cas, .vbucket = options.vbucket, .prepare = options.prepare},
+      *impl_,
+      {.key = key,
+       .cas = cas,
+       .vbucket = options.vbucket,
+       .prepare = options.prepare,
+       .reads_value = ValueUse::Whole},
       [&](const ItemPtr& current, ShardCounters& counters, int64_t) {
         if (!current) {
           counters.add(miss);
@@ -280,7 +300,8 @@ MutationResult Engine::concat(ConcatMode mode, std::string_view key, std::string
        .cas = cas,
        .command = Counter::cmd_set,
        .vbucket = options.vbucket,
-       .prepare = options.prepare},
+       .prepare = options.prepare,
+       .reads_value = ValueUse::Whole},
       [&](const ItemPtr& current, ShardCounters&, int64_t) {
         if (!current) return fail(Status::NotStored);
         if (current->value().size() + value.size() > config_.max_item_size) {

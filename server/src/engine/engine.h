@@ -41,8 +41,8 @@ struct Config {
   // pager purges it. 0 keeps no tombstones: a remove forgets the key at once.
   uint32_t metadata_purge_seconds = 60 * 60;
   // A persistent (Couchbase) bucket: every published change, tombstones included, is also
-  // queued for the flusher (take_dirty()), and only items already on disk may be evicted.
-  // Off: an ephemeral bucket, memory only.
+  // queued for the flusher (take_dirty()), and eviction evicts only the values of documents
+  // already on disk (value eviction, below). Off: an ephemeral bucket, memory only.
   bool persistent = false;
 };
 
@@ -287,19 +287,35 @@ class Engine {
   void set_vbuckets(std::span<VBucket> vbuckets);
 
   // Warmup: inserts an item read from disk as it was stored (CAS, seqnos, expiry, deleted),
-  // already persisted, unless the key already has an item. Raises the CAS counters past its
-  // CAS, so that later CAS values stay unique. An expired document (or a tombstone due for
-  // purging) is skipped, returning true. Returns false, inserting nothing, when it does not
-  // fit below the low watermark: warmup then stops loading.
-  bool restore(std::shared_ptr<Item> item);
+  // already persisted. Raises the CAS counters past its CAS, so that later CAS values stay
+  // unique. A key may be on disk under several vbuckets (memcached clients send every key on
+  // vbucket 0): the item with the highest CAS, the latest write, wins, whatever the order
+  // they come in, and takes the place of an older one already restored (an expired latest
+  // write removes it; one that came first cannot stop an older write coming after it). A document is restored whole while that fits below the low
+  // watermark, else as its non-resident copy (value eviction: the value is fetched when
+  // read); a tombstone, and such a copy, while it fits below the high watermark.
+  enum class Restored {
+    Value,     // the whole document
+    Metadata,  // a document's non-resident copy, or a tombstone
+    Skipped,   // expired, due for purging, or older than the key's item: nothing to load
+    Full,      // not even the metadata fits: nothing inserted (warmup stops loading)
+  };
+  Restored restore(std::shared_ptr<Item> item);
 
   // Value eviction (persistent buckets): the item pager and inline eviction replace a
   // persisted document by a non-resident copy (Item::resident false: key and metadata, no
   // value). Every operation that needs a document's value (get, get_and_touch, get_locked,
   // get_document, concat, arithmetic; store and remove when the document has extended
   // attributes to keep) answers NotResident for such a document and changes nothing; the
-  // caller fetches the value (BgFetcher) and retries. Operations that need only metadata
-  // (get_meta, touch, unlock, a store or remove without attributes to keep) work as usual.
+  // caller fetches the value (BgFetcher) and retries; the attempt counts in no statistic
+  // (the retry does). Operations that need only metadata (get_meta, unlock, a store or
+  // remove without attributes to keep, write_document, whose caller read the value with
+  // get_document) work as usual. touch needs the value too: the disk keeps a document as
+  // one record, which a new expiry rewrites whole. An expiry found by a sweep or a lookup
+  // leaves a tombstone without the system attributes of a non-resident document (it cannot
+  // wait for a fetch). Locked documents, tombstones, documents not yet on disk and keys with
+  // a durable write pending are never evicted; a non-resident document may still expire,
+  // be removed, replaced or flushed.
 
   // Background fetch: puts `value` back into the key's non-resident item if it still is the
   // item with this CAS (one changed, removed or already fetched meanwhile is left alone),
@@ -329,9 +345,10 @@ class Engine {
   size_t purge_expired(size_t shard, size_t max_visits);
 
   // Frees at least bytes_to_free bytes if it can by evicting the least recently used
-  // unlocked items (approximate LRU). Returns the bytes freed. A persistent bucket evicts
-  // nothing yet (returns 0): a document only on disk could not be read back until value
-  // eviction with background fetch comes.
+  // unlocked items (approximate LRU). Returns the bytes freed. An ephemeral bucket drops
+  // whole items (STAT evictions); a persistent one evicts only values (value eviction above;
+  // STAT ep_num_value_ejects, ep_num_non_resident), so writes past the quota fail with
+  // OutOfMemory while nothing evictable is left (every value evicted or not yet on disk).
   size_t evict(size_t bytes_to_free);
 
   // Bytes accounted to items now (keys, values and per-item overhead).

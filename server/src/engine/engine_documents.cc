@@ -12,8 +12,10 @@ namespace tern::engine {
 GetResult Engine::get_document(std::string_view key, bool include_deleted) {
   KeyAccess access(*impl_, key);
   ShardCounters& counters = access.shard().counters;
-  counters.add(Counter::cmd_get);
   Slot* found = include_deleted ? access.entry() : access.slot();
+  // Not counted: the retry after the fetch is the get that counts.
+  if (found && !found->item->resident) return {Status::NotResident, nullptr};
+  counters.add(Counter::cmd_get);
   if (!found) {
     counters.add(Counter::get_misses);
     return {};

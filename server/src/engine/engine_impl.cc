@@ -44,6 +44,7 @@ size_t Engine::Impl::apply_flush(Shard& shard, std::unique_lock<std::mutex>& loc
     mem_used.fetch_sub(shard.bytes, std::memory_order_relaxed);
     shard.bytes = 0;
     shard.tombstones = 0;
+    shard.non_resident = 0;
     shard.purge_cursor = 0;
     lock.unlock();
   }
@@ -65,6 +66,7 @@ size_t Engine::Impl::remove_slot(Shard& shard, size_t index, ItemPtr& removed) {
   const size_t charge = item_charge(item);
   shard.bytes -= charge;
   if (item.deleted) --shard.tombstones;
+  if (!item.resident) --shard.non_resident;
   mem_used.fetch_sub(charge, std::memory_order_relaxed);
   removed = shard.table.erase(index);
   return charge;
@@ -107,6 +109,7 @@ size_t Engine::Impl::expire_to_tombstone(Shard& shard, size_t index, int64_t now
   shard.bytes -= freed;
   mem_used.fetch_sub(freed, std::memory_order_relaxed);
   ++shard.tombstones;
+  if (!document.resident) --shard.non_resident;
   removed = std::move(slot.item);
   slot.item = std::move(tombstone);
   slot.lock_deadline_ms = 0;

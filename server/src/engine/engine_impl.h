@@ -56,6 +56,7 @@ struct alignas(64) Shard {
   uint64_t applied_flush = 0;  // the flush word this shard has applied
   uint64_t bytes = 0;          // charges of the items in `table`
   size_t tombstones = 0;       // the items in `table` that are tombstones
+  size_t non_resident = 0;     // the items in `table` whose value is evicted (Item::resident)
   size_t purge_cursor = 0;
   size_t sample_cursor = 0;  // where eviction sampling resumes
   size_t index = 0;  // position in the engine, part of every CAS this shard issues
@@ -102,8 +103,8 @@ struct Engine::Impl {
   size_t find_entry(Shard& shard, uint64_t hash, std::string_view key, int64_t now,
                     ItemPtr& graveyard, bool& wake_flusher);
 
-  // Removes the item or tombstone at `index` into `removed`, settles the memory and
-  // tombstone accounting and returns the bytes it was charged.
+  // Removes the item or tombstone at `index` into `removed`, settles the memory,
+  // tombstone and residency accounting and returns the bytes it was charged.
   size_t remove_slot(Shard& shard, size_t index, ItemPtr& removed);
 
   // Removes the expired item or tombstone at `index` (as remove_slot). An expired item is
@@ -133,8 +134,16 @@ struct Engine::Impl {
   void signal_pressure(int64_t now);
 
   // Evicts least recently used unlocked items until bytes_to_free are freed or nothing
-  // more can be; returns the bytes freed. Call with no shard lock held.
+  // more can be; returns the bytes freed. Call with no shard lock held. In a persistent
+  // bucket only values go (value eviction): see eviction_gain().
   size_t evict(size_t bytes_to_free);
+
+  // The bytes evicting the item in `slot` would free now, or 0 when it may not be evicted.
+  // A locked item never is. An ephemeral bucket drops whole items. A persistent one only
+  // replaces a live, resident document that is already on disk by its non-resident copy
+  // (make_non_resident), and not while a durable write of its key is pending: the disk may
+  // then hold the prepared write, which a fetch could not put back under the document's CAS.
+  size_t eviction_gain(const Shard& shard, const Slot& slot, int64_t now) const;
 
   // Charges `delta` bytes to the quota (a negative delta releases them). A growth sets
   // mem_after to the bytes it would use, for signal_pressure_if_needed(), refused or not.

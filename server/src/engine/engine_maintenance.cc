@@ -20,11 +20,11 @@ constexpr size_t kEvictionScanStep = 1024;
 
 struct AccessSample {
   int64_t last_access_ms;
-  size_t charge;
+  size_t gain;  // what evicting the item would free
 };
 
-// Samples unlocked items across all shards and returns the access time at or before which
-// evicting every item should free about `bytes_wanted`.
+// Samples evictable items across all shards and returns the access time at or before which
+// evicting every such item should free about `bytes_wanted`.
 int64_t estimate_eviction_cutoff(Engine::Impl& impl, uint64_t bytes_wanted) {
   std::vector<AccessSample> samples;
   uint64_t sampled_bytes = 0;
@@ -39,10 +39,12 @@ int64_t estimate_eviction_cutoff(Engine::Impl& impl, uint64_t bytes_wanted) {
     size_t i = shard.sample_cursor % capacity;
     for (size_t v = 0; v < visits; ++v, i = (i + 1) % capacity) {
       const Slot& slot = shard.table.at(i);
-      if (!slot.item || Engine::Impl::is_locked(slot, now)) continue;
-      const size_t charge = item_charge(*slot.item);
-      samples.push_back({slot.last_access_ms, charge});
-      sampled_bytes += charge;
+      if (!slot.item) continue;
+      // Every item counts towards the sample's share of memory, only evictable ones
+      // towards what evicting frees.
+      sampled_bytes += item_charge(*slot.item);
+      const size_t gain = impl.eviction_gain(shard, slot, now);
+      if (gain > 0) samples.push_back({slot.last_access_ms, gain});
     }
     shard.sample_cursor = i;
   }
@@ -56,13 +58,42 @@ int64_t estimate_eviction_cutoff(Engine::Impl& impl, uint64_t bytes_wanted) {
       static_cast<double>(bytes_wanted) * static_cast<double>(sampled_bytes) / total;
   double accumulated = 0;
   for (const AccessSample& sample : samples) {
-    accumulated += sample.charge;
+    accumulated += sample.gain;
     if (accumulated >= wanted_in_sample) return sample.last_access_ms;
   }
   return samples.back().last_access_ms;
 }
 
-// Evicts unlocked items last used at or before `cutoff` until `target` bytes are freed.
+// Frees the evictable item at `index` (eviction_gain() > 0) into `evicted` and returns the
+// bytes freed: an ephemeral bucket drops it, a persistent one keeps its non-resident copy.
+// Erasing may move a later item into `index`; `next` is where the scan goes on.
+size_t evict_slot(Engine::Impl& impl, Shard& shard, size_t index, std::vector<ItemPtr>& evicted,
+                  size_t& next) {
+  if (!impl.persistent) {
+    next = index;  // look at it again
+    const size_t charge = impl.remove_slot(shard, index, evicted.emplace_back());
+    // A tombstone is not an item: dropping one frees memory but evicts nothing.
+    if (!evicted.back()->deleted) {
+      shard.counters.add(Counter::evictions);
+      shard.counters.add(Counter::reclaimed_bytes, charge);
+    }
+    return charge;
+  }
+  next = index + 1;
+  Slot& slot = shard.table.at(index);
+  std::shared_ptr<Item> copy = make_non_resident(*slot.item);  // may throw, changing nothing
+  const size_t freed = item_charge(*slot.item) - item_charge(*copy);
+  evicted.push_back(std::move(slot.item));
+  slot.item = std::move(copy);
+  ++shard.non_resident;
+  shard.bytes -= freed;
+  impl.mem_used.fetch_sub(freed, std::memory_order_relaxed);
+  shard.counters.add(Counter::num_value_ejects);
+  shard.counters.add(Counter::reclaimed_bytes, freed);
+  return freed;
+}
+
+// Evicts items last used at or before `cutoff` until `target` bytes are freed.
 size_t evict_used_before(Engine::Impl& impl, int64_t cutoff, size_t target) {
   size_t freed = 0;
   const size_t start = impl.evict_start.fetch_add(1, std::memory_order_relaxed);
@@ -79,17 +110,12 @@ size_t evict_used_before(Engine::Impl& impl, int64_t cutoff, size_t target) {
       if (i >= end) break;
       while (i < end && freed < target) {
         const Slot& slot = shard.table.at(i);
-        if (!slot.item || Engine::Impl::is_locked(slot, now) || slot.last_access_ms > cutoff) {
+        if (!slot.item || slot.last_access_ms > cutoff ||
+            impl.eviction_gain(shard, slot, now) == 0) {
           ++i;
           continue;
         }
-        // Erasing may move a later item into slot i, so look at i again.
-        const size_t charge = impl.remove_slot(shard, i, evicted.emplace_back());
-        freed += charge;
-        // A tombstone is not an item: dropping one frees memory but evicts nothing.
-        if (evicted.back()->deleted) continue;
-        shard.counters.add(Counter::evictions);
-        shard.counters.add(Counter::reclaimed_bytes, charge);
+        freed += evict_slot(impl, shard, i, evicted, i);
       }
     }
   }
@@ -151,14 +177,21 @@ size_t Engine::purge_expired(size_t shard_index, size_t max_visits) {
 
 size_t Engine::evict(size_t bytes_to_free) { return impl_->evict(bytes_to_free); }
 
+size_t Engine::Impl::eviction_gain(const Shard& shard, const Slot& slot, int64_t now) const {
+  const Item& item = *slot.item;
+  if (is_locked(slot, now)) return 0;
+  if (!persistent) return item_charge(item);
+  if (item.deleted || !item.resident || !item.persisted.load(std::memory_order_acquire)) {
+    return 0;
+  }
+  if (!shard.prepared.empty() && shard.prepared.contains(item.key())) return 0;
+  return item.value().size();  // the non-resident copy keeps the rest
+}
+
 size_t Engine::Impl::evict(size_t bytes_to_free) {
-  // A persistent bucket evicts nothing yet, so that a read never misses a document that is
-  // only on disk: writes past the quota fail instead. Evicting the values of persisted
-  // items, fetched back from disk in the background when read, comes next.
-  if (persistent) return 0;
   size_t freed = 0;
   // Two rounds guided by sampled access times, then a last one that takes anything
-  // unlocked rather than fail while there is memory to free.
+  // evictable rather than fail while there is memory to free.
   constexpr int kRounds = 3;
   for (int round = 0; round < kRounds && freed < bytes_to_free; ++round) {
     const int64_t cutoff = round + 1 < kRounds
@@ -187,6 +220,7 @@ Stats Engine::stats() const {
       std::unique_lock lock(shard.mutex);
       impl_->settle_flush(shard, lock, impl_->clock.steady_ms());
       stats.curr_items += shard.table.size() - shard.tombstones;
+      stats.num_non_resident += shard.non_resident;
     }
     for (size_t c = 0; c < static_cast<size_t>(Counter::Count); ++c) {
       totals[c] += shard.counters.get(static_cast<Counter>(c));
@@ -195,7 +229,7 @@ Stats Engine::stats() const {
 #define TERN_ENGINE_COUNTER(member, ...) \
   stats.member = totals[static_cast<size_t>(Counter::member)];
 #include "engine/stats.def"
-  // The TERN_ENGINE_VALUE lines (curr_items is summed above).
+  // The TERN_ENGINE_VALUE lines (curr_items and num_non_resident are summed above).
   stats.mem_used = mem_used();
   stats.mem_quota = impl_->memory_quota;
   stats.cmd_flush = impl_->cmd_flush.load(std::memory_order_relaxed);

@@ -71,7 +71,7 @@ size_t Engine::prepared_count() const {
 
 void Engine::set_vbuckets(std::span<VBucket> vbuckets) { impl_->vbuckets = vbuckets; }
 
-bool Engine::restore(std::shared_ptr<Item> item) {
+Engine::Restored Engine::restore(std::shared_ptr<Item> item) {
   // Whatever shard count wrote it, a CAS's sequence is at most cas >> shard_bits, so new
   // CAS values from this floor on are all greater.
   const uint64_t floor = (item->cas >> impl_->shard_bits) + 1;
@@ -79,23 +79,91 @@ bool Engine::restore(std::shared_ptr<Item> item) {
   while (current < floor &&
          !impl_->cas_floor.compare_exchange_weak(current, floor, std::memory_order_relaxed)) {
   }
+  ItemPtr replaced;  // destroyed after the lock is released
   KeyAccess access(*impl_, item->key());
-  // An expired document (or a tombstone due for purging) is as good as absent.
-  if (Impl::is_expired(*item, access.now())) return true;
-  if (access.entry()) return true;
-  const size_t charge = item_charge(*item);
-  if (impl_->mem_used.load(std::memory_order_relaxed) + charge > impl_->low_watermark) {
-    return false;
-  }
   Shard& shard = access.shard();
-  shard.table.reserve_one();  // may throw, before anything is charged
-  impl_->mem_used.fetch_add(charge, std::memory_order_relaxed);
-  shard.bytes += charge;
-  if (item->deleted) ++shard.tombstones;
-  item->persisted.store(true, std::memory_order_relaxed);
-  Slot& slot = shard.table.insert(access.hash(), std::move(item));
-  slot.last_access_ms = access.now();
+  Slot* entry = access.entry();
+  // The key was written through another vbucket too: the later write (higher CAS) wins.
+  if (entry && entry->item->cas >= item->cas) return Restored::Skipped;
+  // An expired document (or a tombstone due for purging) is as good as absent, and so is
+  // what an older write of the key left.
+  if (Impl::is_expired(*item, access.now())) {
+    if (entry) impl_->remove_slot(shard, access.index(), replaced);
+    return Restored::Skipped;
+  }
+  const uint64_t used = impl_->mem_used.load(std::memory_order_relaxed);
+  const size_t charge_before = entry ? item_charge(*entry->item) : 0;
+  const auto fits_below = [&](const Item& candidate, uint64_t limit) {
+    return used + item_charge(candidate) <= limit + charge_before;
+  };
+  // Values while they fit below the low watermark; past it, a document's metadata (its
+  // non-resident copy, fetched back when read) and tombstones while they fit below the high
+  // watermark. A newer write of a key already loaded always takes the older one's place:
+  // that one must not be served.
+  std::shared_ptr<Item> loaded = std::move(item);
+  Restored restored = Restored::Value;
+  if (loaded->deleted) {
+    restored = Restored::Metadata;
+  } else if (!fits_below(*loaded, impl_->low_watermark)) {
+    loaded = make_non_resident(*loaded);
+    restored = Restored::Metadata;
+  }
+  if (restored == Restored::Metadata && !entry && !fits_below(*loaded, impl_->high_watermark)) {
+    return Restored::Full;
+  }
+  if (!entry) shard.table.reserve_one();  // may throw, before anything is charged
+  loaded->persisted.store(true, std::memory_order_relaxed);
+  const int64_t delta =
+      static_cast<int64_t>(item_charge(*loaded)) - static_cast<int64_t>(charge_before);
+  uint64_t mem_after = 0;
+  size_t shortfall = 0;
+  impl_->charge(delta, /*forced=*/true, mem_after, shortfall);
+  shard.bytes += delta;
+  install(shard, access, entry, std::move(loaded), /*insert=*/true, 0, access.now(), replaced);
+  return restored;
+}
+
+bool Engine::restore_value(std::string_view key, uint64_t cas, std::string_view value) {
+  // Built before taking the shard lock, which then only has to swap it in.
+  std::shared_ptr<Item> item = make_item(key, {value});
+  ItemPtr replaced;  // destroyed after the lock is released
+  uint64_t mem_after = 0;
+  int64_t now = 0;
+  {
+    KeyAccess access(*impl_, key);
+    now = access.now();
+    Slot* slot = access.slot();
+    if (!slot || slot->item->resident || slot->item->cas != cas) return false;
+    const Item& copy = *slot->item;
+    item->flags = copy.flags;
+    item->datatype = copy.datatype;
+    item->cas = copy.cas;
+    item->expiry_ms = copy.expiry_ms;
+    item->rev_seqno = copy.rev_seqno;
+    item->seqno = copy.seqno;
+    item->vbucket = copy.vbucket;
+    item->persisted.store(true, std::memory_order_relaxed);
+    // Forced: the request that fetched it is about to read it; the pager evicts again.
+    const int64_t delta =
+        static_cast<int64_t>(item_charge(*item)) - static_cast<int64_t>(item_charge(copy));
+    size_t shortfall = 0;
+    impl_->charge(delta, /*forced=*/true, mem_after, shortfall);
+    Shard& shard = access.shard();
+    shard.bytes += delta;
+    --shard.non_resident;
+    replaced = std::move(slot->item);
+    slot->item = std::move(item);
+    slot->last_access_ms = now;
+  }
+  impl_->signal_pressure_if_needed(mem_after, now);
   return true;
+}
+
+std::optional<Engine::Evicted> Engine::evicted(std::string_view key) {
+  KeyAccess access(*impl_, key);
+  const Slot* slot = access.slot();
+  if (!slot || slot->item->resident) return std::nullopt;
+  return Evicted{slot->item->vbucket, slot->item->cas};
 }
 
 }  // namespace tern::engine

@@ -15,6 +15,7 @@
 #include "engine/engine_impl.h"
 #include "engine/stored_item.h"
 #include "engine/vbucket.h"
+#include "protocol/datatype.h"
 
 namespace tern::engine {
 
@@ -54,6 +55,19 @@ inline Applied rejected(Status status) {
   return applied;
 }
 
+// How much of the current document's value a mutation computes its change from.
+enum class ValueUse : uint8_t {
+  None,        // only its metadata
+  Whole,       // all of it (the body or the item returned)
+  Attributes,  // its extended attributes, when it has any (xattr/blob.h)
+};
+
+// Whether `use` of `current` needs a value that is evicted (Item::resident false).
+inline bool needs_evicted_value(ValueUse use, const Item* current) {
+  if (!current || current->resident || use == ValueUse::None) return false;
+  return use == ValueUse::Whole || (current->datatype & protocol::datatype::kXattr) != 0;
+}
+
 // What a mutation asks of mutate(), besides how to decide its change.
 struct MutationRequest {
   std::string_view key;
@@ -68,6 +82,10 @@ struct MutationRequest {
   // Hold the change aside until commit_prepared() (MutationOptions::prepare). Only a
   // persistent bucket does; an ephemeral one publishes at once, as nothing would commit it.
   bool prepare = false;
+  // A current document whose value this needs but is evicted answers NotResident, before
+  // anything is counted or changed: the caller fetches the value and retries, and the retry
+  // is what counts.
+  ValueUse reads_value = ValueUse::None;
 };
 
 // Freed beyond a full write's shortfall, so that the next writes do not each evict inline.
@@ -97,14 +115,17 @@ inline void number_item(Item& item, const Change& change, uint64_t cas, const VB
 inline void install(Shard& shard, KeyAccess& access, Slot* entry, ItemPtr item, bool insert,
                     int64_t lock_until_ms, int64_t now, ItemPtr& replaced) {
   const size_t tombstones_before = entry && entry->item->deleted ? 1 : 0;
+  const size_t non_resident_before = entry && !entry->item->resident ? 1 : 0;
   if (!insert) {
     if (entry) {
       replaced = shard.table.erase(access.index());
       shard.tombstones -= tombstones_before;
+      shard.non_resident -= non_resident_before;
     }
     return;
   }
   const size_t tombstones_after = item->deleted ? 1 : 0;
+  shard.non_resident += (item->resident ? 0 : 1) - non_resident_before;
   if (entry) {
     replaced = std::move(entry->item);
     entry->item = std::move(item);
@@ -116,7 +137,8 @@ inline void install(Shard& shard, KeyAccess& access, Slot* entry, ItemPtr item, 
   shard.tombstones += tombstones_after - tombstones_before;
 }
 
-// One attempt at a mutation. A key with a prepared durable write refuses every mutation
+// One attempt at a mutation. A change computed from an evicted value answers NotResident
+// (MutationRequest::reads_value). A key with a prepared durable write refuses every mutation
 // (SyncWriteInProgress). A locked document accepts only its lock's CAS (else Locked); then
 // the CAS rule of MutationRequest::cas; then `decide(current, counters, now)` computes the
 // change from the current document (a null ItemPtr when there is none). The change takes
@@ -138,15 +160,18 @@ Applied mutate_once(Engine::Impl& impl, const MutationRequest& request, Decide& 
     now = access.now();
     Shard& shard = access.shard();
     ShardCounters& counters = shard.counters;
-    if (request.command != Counter::Count) counters.add(request.command);
-    if (!shard.prepared.empty() && shard.prepared.contains(request.key)) {
-      return rejected(Status::SyncWriteInProgress);
-    }
     Slot* slot = access.slot();    // the live item's
     Slot* entry = access.entry();  // the live item's or the tombstone's
     Slot* found = request.include_deleted ? entry : slot;
     const ItemPtr& current = found ? found->item : kAbsent;
     const uint64_t cas = request.cas;
+    if (needs_evicted_value(request.reads_value, current.get())) {
+      return rejected(Status::NotResident);
+    }
+    if (request.command != Counter::Count) counters.add(request.command);
+    if (!shard.prepared.empty() && shard.prepared.contains(request.key)) {
+      return rejected(Status::SyncWriteInProgress);
+    }
 
     if (slot && Engine::Impl::is_locked(*slot, now) && cas != slot->item->cas) {
       return rejected(Status::Locked);

@@ -11,7 +11,8 @@ Persistence::Persistence(Engine& engine, std::span<VBucket> vbuckets,
       vbuckets_(vbuckets),
       clock_(clock),
       store_(std::move(store)),
-      durability_(engine, vbuckets, clock) {}
+      durability_(engine, vbuckets, clock),
+      bg_fetcher_(engine, *store_) {}
 
 void Persistence::start(executor::Executor& executor, executor::OwnerId owner) {
   // Built here rather than in the constructor: a task's owner is fixed when it is built.
@@ -21,6 +22,7 @@ void Persistence::start(executor::Executor& executor, executor::OwnerId owner) {
   executor.schedule(warmup_);
   const executor::TaskId flusher_id = executor.schedule(flusher_, executor::kForever);
   durability_.start(executor, owner);
+  bg_fetcher_.start(executor, owner);
   engine_.set_dirty_listener([&executor, flusher_id] { executor.wake(flusher_id); });
 }
 
@@ -37,12 +39,14 @@ void Persistence::for_each_stat(
   number("ep_flusher_batches", flusher ? flusher->batches() : 0);
   number("ep_flusher_failures", flusher ? flusher->failures() : 0);
   visit("ep_warmup_state", warmup_state_name(warmup ? warmup->state() : WarmupState::Initialize));
+  number("ep_warmup_key_count", warmup ? warmup->loaded_keys() : 0);
   number("ep_warmup_value_count", warmup ? warmup->loaded_values() : 0);
   number("ep_warmup_skipped", warmup ? warmup->skipped() : 0);
   number("ep_warmup_time_ms", warmup ? static_cast<uint64_t>(warmup->duration_ms()) : 0);
   number("ep_durability_pending", durability_.pending());
   number("ep_durability_committed", durability_.committed());
   number("ep_durability_ambiguous", durability_.ambiguous());
+  number("ep_bg_fetched", bg_fetcher_.fetched());
 }
 
 void Persistence::flush_before_exit() {

@@ -1,6 +1,7 @@
 #pragma once
 // What makes a bucket persistent: its store, and the tasks that keep the store and memory
-// in step (the flusher, warmup, the durability monitor), wired together. A Bucket owns one
+// in step (the flusher, warmup, the durability monitor, the background fetcher of evicted
+// values), wired together. A Bucket owns one
 // when it is of type couchbase; an ephemeral bucket has none.
 //
 // Wiring: the engine's dirty listener wakes the flusher (asynchronously); after each batch
@@ -12,6 +13,7 @@
 #include <string_view>
 
 #include "common/clock.h"
+#include "engine/bg_fetcher.h"
 #include "engine/durability_monitor.h"
 #include "engine/engine.h"
 #include "engine/flusher.h"
@@ -28,8 +30,9 @@ class Persistence {
   Persistence(Engine& engine, std::span<VBucket> vbuckets, std::unique_ptr<storage::Store> store,
               const Clock& clock);
 
-  // Builds warmup (Reader, at once), the flusher (Writer, sleeping until woken) and the
-  // durability timeout task (NonIO) as `owner`'s tasks and schedules them, and connects the
+  // Builds warmup (Reader, at once), the flusher (Writer, sleeping until woken), the
+  // durability timeout task (NonIO) and the background fetcher (Reader, sleeping until
+  // woken) as `owner`'s tasks and schedules them, and connects the
   // engine's dirty listener to an asynchronous wake of the flusher. Call once, before
   // serving; `executor` must outlive the engine's writes.
   void start(executor::Executor& executor, executor::OwnerId owner);
@@ -42,12 +45,14 @@ class Persistence {
   Flusher* flusher() { return flusher_.get(); }
   Warmup* warmup() { return warmup_.get(); }
   DurabilityMonitor& durability() { return durability_; }
+  // Reads evicted values back (Status::NotResident); fetch() only after start().
+  BgFetcher& bg_fetcher() { return bg_fetcher_; }
 
   // Calls visit(name, value) for each STAT of the bucket's persistence, in order:
   // ep_queue_size, ep_flusher_todo, ep_total_persisted, ep_flusher_batches,
-  // ep_flusher_failures, ep_warmup_state, ep_warmup_value_count, ep_warmup_skipped,
-  // ep_warmup_time_ms, ep_durability_pending, ep_durability_committed,
-  // ep_durability_ambiguous. Numbers in decimal; before start() the tasks' read 0 and
+  // ep_flusher_failures, ep_warmup_state, ep_warmup_key_count, ep_warmup_value_count,
+  // ep_warmup_skipped, ep_warmup_time_ms, ep_durability_pending, ep_durability_committed,
+  // ep_durability_ambiguous, ep_bg_fetched. Numbers in decimal; before start() the tasks' read 0 and
   // "initialize".
   void for_each_stat(
       const std::function<void(std::string_view name, std::string_view value)>& visit) const;
@@ -65,6 +70,7 @@ class Persistence {
   std::shared_ptr<Flusher> flusher_;
   std::shared_ptr<Warmup> warmup_;
   DurabilityMonitor durability_;
+  BgFetcher bg_fetcher_;
 };
 
 }  // namespace tern::engine

@@ -1,5 +1,5 @@
 // The engine's hooks for a persistent bucket: the dirty queues and their listener, warmup's
-// restore(), and the rule that such a bucket evicts nothing.
+// restore(). (Its value eviction: value_eviction_test.cc.)
 #include <atomic>
 #include <map>
 #include <memory>
@@ -289,7 +289,7 @@ std::shared_ptr<Item> stored(std::string_view key, std::string_view value, uint6
 }
 
 TEST_F(PersistenceHooksTest, RestoreInsertsTheItemAsStoredAndAlreadyPersisted) {
-  ASSERT_TRUE(engine_.restore(stored("a", "1", 500)));
+  ASSERT_EQ(engine_.restore(stored("a", "1", 500)), Engine::Restored::Value);
   const GetResult got = engine_.get("a");
   ASSERT_EQ(got.status, Status::Success);
   EXPECT_EQ(got.item->value(), "1");
@@ -305,16 +305,57 @@ TEST_F(PersistenceHooksTest, RestoreInsertsTheItemAsStoredAndAlreadyPersisted) {
   EXPECT_EQ(engine_.get_meta("a").rev_seqno, 4u);
 }
 
-TEST_F(PersistenceHooksTest, RestoreLeavesAKeyThatHasAnItem) {
-  set("a", "new");
-  EXPECT_TRUE(engine_.restore(stored("a", "old", 1)));
-  EXPECT_EQ(value_of("a"), "new");
+// A key written through two vbuckets has two records on disk; they come back in either
+// order, and the later write (higher CAS) wins.
+struct RestoreOrderCase {
+  const char* name;
+  uint64_t first_cas, second_cas;
+  bool second_deleted;
+  const char* value;  // what get() then reads
+};
+
+class RestoreOrderTest : public PersistenceHooksTest,
+                         public ::testing::WithParamInterface<RestoreOrderCase> {};
+
+TEST_P(RestoreOrderTest, TheHigherCasWins) {
+  const RestoreOrderCase& c = GetParam();
+  ASSERT_EQ(engine_.restore(stored("a", "first", c.first_cas)), Engine::Restored::Value);
+  auto second = stored("a", c.second_deleted ? "" : "second", c.second_cas);
+  second->deleted = c.second_deleted;
+  if (c.second_deleted) second->expiry_ms = clock_.steady_ms() + 1000;
+  const Engine::Restored restored = engine_.restore(second);
+  EXPECT_EQ(restored, c.second_cas > c.first_cas
+                          ? (c.second_deleted ? Engine::Restored::Metadata
+                                              : Engine::Restored::Value)
+                          : Engine::Restored::Skipped);
+  EXPECT_EQ(value_of("a"), c.value);
+  EXPECT_EQ(engine_.stats().curr_items, c.value == kMissing ? 0u : 1u);
+  const uint64_t charge = item_charge(1, std::string_view(c.value == kMissing ? "" : c.value).size());
+  EXPECT_EQ(engine_.mem_used(), charge) << "the replaced item is no longer charged";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, RestoreOrderTest,
+    ::testing::Values(RestoreOrderCase{"NewerSecond", 1, 2, false, "second"},
+                      RestoreOrderCase{"OlderSecond", 2, 1, false, "first"},
+                      RestoreOrderCase{"SameCas", 2, 2, false, "first"},
+                      RestoreOrderCase{"NewerTombstoneSecond", 1, 2, true, "<NotFound>"},
+                      RestoreOrderCase{"OlderTombstoneSecond", 2, 1, true, "first"}),
+    [](const ::testing::TestParamInfo<RestoreOrderCase>& info) { return info.param.name; });
+
+TEST_F(PersistenceHooksTest, AnExpiredLaterWriteRemovesTheEarlierOneRestored) {
+  ASSERT_EQ(engine_.restore(stored("a", "first", 1)), Engine::Restored::Value);
+  auto expired = stored("a", "second", 2);
+  expired->expiry_ms = clock_.steady_ms() - 1;
+  EXPECT_EQ(engine_.restore(expired), Engine::Restored::Skipped);
+  EXPECT_EQ(engine_.get_meta("a").status, Status::NotFound);
+  EXPECT_EQ(engine_.mem_used(), 0u);
 }
 
 TEST_F(PersistenceHooksTest, RestoreSkipsExpiredDocuments) {
   auto item = stored("a", "1", 1);
   item->expiry_ms = clock_.steady_ms() - 1;
-  EXPECT_TRUE(engine_.restore(item));
+  EXPECT_EQ(engine_.restore(item), Engine::Restored::Skipped);
   EXPECT_EQ(engine_.get_meta("a").status, Status::NotFound);
   EXPECT_EQ(engine_.mem_used(), 0u);
 }
@@ -323,23 +364,38 @@ TEST_F(PersistenceHooksTest, RestoredTombstonesCountAsTombstones) {
   auto tombstone = stored("a", "", 1);
   tombstone->deleted = true;
   tombstone->expiry_ms = clock_.steady_ms() + 1000;
-  ASSERT_TRUE(engine_.restore(tombstone));
+  ASSERT_EQ(engine_.restore(tombstone), Engine::Restored::Metadata);
   EXPECT_EQ(value_of("a"), kMissing);
   EXPECT_TRUE(engine_.get_meta("a").deleted);
   EXPECT_EQ(engine_.stats().curr_items, 0u);
   EXPECT_EQ(engine_.store(StoreMode::Add, "a", "1", 0, 0, 0, 0).status, Status::Success);
 }
 
-TEST_F(PersistenceHooksTest, RestoreRefusesWhatDoesNotFitBelowTheLowWatermark) {
+TEST_F(PersistenceHooksTest, RestoreLoadsValuesToTheLowWatermarkThenMetadataToTheHigh) {
   const std::string value(1000, 'v');
-  int restored = 0;
-  while (engine_.restore(stored("k" + std::to_string(restored), value, 1))) ++restored;
-  EXPECT_GT(restored, 0);
-  EXPECT_LE(engine_.mem_used(), engine_.low_watermark_bytes());
-  EXPECT_GT(engine_.mem_used() + item_charge(1 + std::to_string(restored).size(), 1000),
+  const auto key = [](int i) { return "k" + std::to_string(i); };
+  int values = 0;
+  while (engine_.restore(stored(key(values), value, 1)) == Engine::Restored::Value) ++values;
+  EXPECT_GT(values, 0);
+  EXPECT_EQ(value_of(key(values)), "<NotResident>") << "the first past the low watermark";
+  EXPECT_LE(engine_.mem_used() - item_charge(key(values).size(), 0),
             engine_.low_watermark_bytes());
-  EXPECT_EQ(engine_.stats().curr_items, static_cast<uint64_t>(restored));
-  EXPECT_EQ(value_of("k" + std::to_string(restored)), kMissing);
+  int keys = values + 1;
+  Engine::Restored restored;
+  while ((restored = engine_.restore(stored(key(keys), value, 1))) ==
+         Engine::Restored::Metadata) {
+    ++keys;
+  }
+  EXPECT_EQ(restored, Engine::Restored::Full);
+  EXPECT_LE(engine_.mem_used(), engine_.high_watermark_bytes());
+  EXPECT_GT(engine_.mem_used() + item_charge(key(keys).size(), 0),
+            engine_.high_watermark_bytes());
+  EXPECT_EQ(engine_.get_meta(key(keys)).status, Status::NotFound) << "Full inserts nothing";
+  const Stats stats = engine_.stats();
+  EXPECT_EQ(stats.curr_items, static_cast<uint64_t>(keys));
+  EXPECT_EQ(stats.num_non_resident, static_cast<uint64_t>(keys - values));
+  EXPECT_EQ(value_of(key(0)), value);
+  EXPECT_EQ(engine_.evicted(key(keys - 1))->vbucket, 7u) << "filed where it was stored";
 }
 
 // CAS = sequence << shard bits | shard index, and the disk may hold CAS values from another
@@ -356,7 +412,8 @@ TEST_P(RestoreCasFloorTest, NewWritesGetALargerCasThanAnyRestored) {
   config.persistent = true;
   ManualClock clock;
   Engine engine(config, clock);
-  ASSERT_TRUE(engine.restore(stored("restored", "1", GetParam().restored_cas)));
+  ASSERT_EQ(engine.restore(stored("restored", "1", GetParam().restored_cas)),
+            Engine::Restored::Value);
   for (int i = 0; i < 8; ++i) {  // every shard's next CAS
     const MutationResult written =
         engine.store(StoreMode::Set, "k" + std::to_string(i), "1", 0, 0, 0, 0);
@@ -370,30 +427,6 @@ INSTANTIATE_TEST_SUITE_P(
                       CasFloorCase{"MoreShardsBefore", (uint64_t{1000} << 10) | 1023},
                       CasFloorCase{"OneShardBefore", 123456789}),
     [](const ::testing::TestParamInfo<CasFloorCase>& info) { return info.param.name; });
-
-// --- Eviction: a persistent bucket evicts nothing yet (no background fetch). ---
-
-TEST(PersistentEngine, NeverEvictsAndWritesPastTheQuotaFail) {
-  Config config = small_config();
-  config.persistent = true;
-  ManualClock clock;
-  Engine engine(config, clock);
-  const std::string value(1000, 'v');
-  int stored_items = 0;
-  Status status = Status::Success;
-  while ((status = engine.store(StoreMode::Set, "k" + std::to_string(stored_items), value, 0,
-                                0, 0, 0)
-                       .status) == Status::Success) {
-    ++stored_items;
-  }
-  EXPECT_EQ(status, Status::OutOfMemory);
-  EXPECT_EQ(engine.evict(engine.mem_used()), 0u);
-  EXPECT_EQ(engine.stats().evictions, 0u);
-  EXPECT_EQ(engine.stats().curr_items, static_cast<uint64_t>(stored_items));
-  for (int i = 0; i < stored_items; ++i) {
-    EXPECT_EQ(engine.get("k" + std::to_string(i)).status, Status::Success) << i;
-  }
-}
 
 }  // namespace
 }  // namespace tern::engine

@@ -130,8 +130,24 @@ TEST_F(PersistenceTest, EverythingComesBackFromRocksDbAfterACleanShutdown) {
   EXPECT_EQ(node.data.value_of("removed"), "<NotFound>");
   EXPECT_TRUE(node.data.engine.get_meta("removed").deleted);
   EXPECT_EQ(node.data.vbuckets()[5].high_seqno(), high_seqno);
-  EXPECT_EQ(node.stats()["ep_warmup_value_count"], "3");
+  EXPECT_EQ(node.stats()["ep_warmup_value_count"], "2");
+  EXPECT_EQ(node.stats()["ep_warmup_key_count"], "3") << "the tombstone's too";
   EXPECT_GT(node.data.set("fresh", "v", 5).seqno, high_seqno);
+}
+
+TEST_F(PersistenceTest, AnEvictedValueComesBackThroughTheBgFetcher) {
+  Node node(clock_, std::make_unique<TestStore>(), executor_);
+  executor_.run_ready();
+  node.data.set("k", "value", 3);
+  executor_.run_ready();  // the flusher
+  ASSERT_GT(node.data.engine.evict(node.data.engine.mem_used()), 0u);
+  ASSERT_EQ(node.data.value_of("k"), "<NotResident>");
+  bool told = false;
+  node.persistence.bg_fetcher().fetch("k", [&told] { told = true; });
+  executor_.run_ready();
+  EXPECT_TRUE(told);
+  EXPECT_EQ(node.data.value_of("k"), "value");
+  EXPECT_EQ(node.stats()["ep_bg_fetched"], "1");
 }
 
 TEST(BucketPersistence, AnEphemeralBucketIsAlwaysWarmAndCannotBeMadePersistent) {

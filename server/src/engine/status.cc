@@ -15,6 +15,7 @@ std::string_view status_name(Status status) {
     case Status::NotLocked: return "NotLocked";
     case Status::OutOfMemory: return "OutOfMemory";
     case Status::SyncWriteInProgress: return "SyncWriteInProgress";
+    case Status::NotResident: return "NotResident";
   }
   return "Unknown";
 }

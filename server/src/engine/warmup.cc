@@ -63,12 +63,23 @@ void Warmup::load() {
     VBucket& vbucket = vbuckets_[record.vbucket];
     if (record.seqno > vbucket.high_seqno()) vbucket.restore_seqno(record.seqno);
     // Past the quota the rest is only counted, so the log can say exactly what stayed out.
-    if (full || !engine_.restore(item_of(record))) {
-      full = true;
-      skipped_.fetch_add(1, std::memory_order_relaxed);
-      return true;
+    const Engine::Restored restored =
+        full ? Engine::Restored::Full : engine_.restore(item_of(record));
+    switch (restored) {
+      case Engine::Restored::Value:
+        loaded_.fetch_add(1, std::memory_order_relaxed);
+        keys_.fetch_add(1, std::memory_order_relaxed);
+        break;
+      case Engine::Restored::Metadata:
+        keys_.fetch_add(1, std::memory_order_relaxed);
+        break;
+      case Engine::Restored::Skipped:
+        break;
+      case Engine::Restored::Full:
+        full = true;
+        skipped_.fetch_add(1, std::memory_order_relaxed);
+        break;
     }
-    loaded_.fetch_add(1, std::memory_order_relaxed);
     return true;
   });
 }
@@ -79,21 +90,22 @@ bool Warmup::run() {
   try {
     load();
   } catch (const storage::StoreError& e) {
-    spdlog::error("warmup: the store could not be read after {} documents ({}); the bucket "
+    spdlog::error("warmup: the store could not be read after {} keys ({}); the bucket "
                   "stays unavailable (Etmpfail) rather than serve part of its data",
-                  loaded_values(), e.what());
+                  loaded_keys(), e.what());
     return false;
   }
   const int64_t duration = clock_.steady_ms() - start;
   duration_ms_.store(duration, std::memory_order_relaxed);
-  const uint64_t loaded = loaded_values();
+  const uint64_t keys = loaded_keys();
   if (skipped() > 0) {
-    spdlog::warn("warmup: the memory quota is full: {} documents loaded, {} more stay on disk "
-                 "only and read as missing until they fit (no background fetch yet)",
-                 loaded, skipped());
+    spdlog::warn("warmup: the memory quota is full even for metadata: {} keys loaded, {} "
+                 "more documents and tombstones stay on disk only and read as missing",
+                 keys, skipped());
   }
-  spdlog::info("warmup: done in {} ms: {} documents and tombstones loaded ({:.0f} per second)",
-               duration, loaded, duration > 0 ? loaded * 1000.0 / duration : 0.0);
+  spdlog::info("warmup: done in {} ms: {} keys loaded ({:.0f} per second), {} of them with "
+               "their values; the other values are fetched from disk when read",
+               duration, keys, duration > 0 ? keys * 1000.0 / duration : 0.0, loaded_values());
   state_.store(WarmupState::Done, std::memory_order_release);
   return false;
 }

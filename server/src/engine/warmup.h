@@ -4,9 +4,11 @@
 // as it was stored (Engine::restore). Until it is done the bucket is not warm: its data
 // commands answer Etmpfail, which SDKs retry. STAT shows the state and progress.
 //
-// Everything is loaded, values too, while the quota allows (Engine::restore keeps below the
-// low watermark). Past that it stops loading and logs how many documents stayed on disk
-// only: a persistent bucket cannot yet fetch them back (background fetch is a later step).
+// Keys and metadata first, values while the quota allows: a document is loaded whole while
+// that fits below the low watermark, else as its non-resident copy (metadata only; the
+// value is fetched from disk when read: BgFetcher), while that fits below the high
+// watermark (Engine::restore). Only when even metadata does not fit does it stop loading,
+// and logs how many documents and tombstones stayed on disk only: those read as missing.
 // A store that cannot be read (StoreError) ends the run with an error in the log, and the
 // bucket stays not warm rather than serve part of its data.
 //
@@ -42,8 +44,12 @@ class Warmup final : public executor::Task {
 
   WarmupState state() const { return state_.load(std::memory_order_acquire); }
   bool done() const { return state() == WarmupState::Done; }
-  uint64_t loaded_values() const { return loaded_.load(std::memory_order_relaxed); }  // ep_warmup_value_count
-  uint64_t skipped() const { return skipped_.load(std::memory_order_relaxed); }  // did not fit the quota
+  // Documents loaded with their values (ep_warmup_value_count), and keys loaded with or
+  // without (ep_warmup_key_count): documents and tombstones.
+  uint64_t loaded_values() const { return loaded_.load(std::memory_order_relaxed); }
+  uint64_t loaded_keys() const { return keys_.load(std::memory_order_relaxed); }
+  // Records not loaded for lack of memory (or filed under no vbucket of the bucket).
+  uint64_t skipped() const { return skipped_.load(std::memory_order_relaxed); }
   int64_t duration_ms() const { return duration_ms_.load(std::memory_order_relaxed); }
 
  private:
@@ -58,6 +64,7 @@ class Warmup final : public executor::Task {
   const Clock& clock_;
   std::atomic<WarmupState> state_{WarmupState::Initialize};
   std::atomic<uint64_t> loaded_{0};
+  std::atomic<uint64_t> keys_{0};
   std::atomic<uint64_t> skipped_{0};
   std::atomic<int64_t> duration_ms_{0};
 };

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/clock.h"
+#include "engine/bg_fetcher.h"
 #include "engine/flusher.h"
 #include "engine/persistent_engine_fixture.h"
 #include "engine/stored_item.h"
@@ -60,7 +61,8 @@ TEST_F(WarmupTest, RestoresDocumentsTombstonesAndSeqnos) {
   auto after = restart();
   EXPECT_TRUE(warmup_->done());
   EXPECT_EQ(warmup_state_name(warmup_->state()), "done");
-  EXPECT_EQ(warmup_->loaded_values(), 3u);
+  EXPECT_EQ(warmup_->loaded_values(), 2u);
+  EXPECT_EQ(warmup_->loaded_keys(), 3u) << "the tombstone's too";
   EXPECT_EQ(warmup_->skipped(), 0u);
 
   EXPECT_EQ(after->value_of("a"), "alpha");
@@ -110,9 +112,44 @@ TEST_F(WarmupTest, ATombstoneIsPurgedWhenItsIntervalEndsAfterTheRestart) {
   EXPECT_EQ(after->engine.get_meta("gone").status, Status::NotFound);
 }
 
-TEST_F(WarmupTest, StopsLoadingWhenTheQuotaIsFullAndCountsWhatStayedOnDisk) {
+TEST_F(WarmupTest, LoadsOnlyMetadataPastTheLowWatermarkAndThoseValuesFetchBack) {
   const std::string value(1000, 'v');
-  constexpr int kDocuments = 200;
+  constexpr int kDocuments = 100;
+  const auto key = [](int i) { return "key" + std::to_string(i); };
+  for (int i = 0; i < kDocuments; ++i) {
+    ASSERT_EQ(before_.set(key(i), value, i % kTestVBucketCount).status, Status::Success);
+  }
+  flush();
+
+  // Room for about 60 values below the low watermark, and the other keys' metadata.
+  auto after = restart(persistent_config(/*quota_bytes=*/80 * item_charge(6, value.size())));
+  EXPECT_TRUE(warmup_->done());
+  EXPECT_EQ(warmup_->skipped(), 0u);
+  EXPECT_EQ(warmup_->loaded_keys(), uint64_t{kDocuments});
+  EXPECT_GT(warmup_->loaded_values(), 0u);
+  EXPECT_LT(warmup_->loaded_values(), uint64_t{kDocuments});
+  const Stats stats = after->engine.stats();
+  EXPECT_EQ(stats.curr_items, uint64_t{kDocuments});
+  EXPECT_EQ(stats.num_non_resident, kDocuments - warmup_->loaded_values());
+
+  BgFetcher fetcher(after->engine, store_);
+  fetcher.start(executor_, executor::kServerOwner);
+  int told = 0;
+  for (int i = 0; i < kDocuments; ++i) {
+    const GetResult got = after->engine.get(key(i));
+    if (got.status == Status::Success) continue;
+    ASSERT_EQ(got.status, Status::NotResident) << key(i);
+    fetcher.fetch(key(i), [&told] { ++told; });
+  }
+  executor_.run_ready();
+  EXPECT_EQ(static_cast<uint64_t>(told), kDocuments - warmup_->loaded_values());
+  EXPECT_EQ(fetcher.fetched(), kDocuments - warmup_->loaded_values());
+  for (int i = 0; i < kDocuments; ++i) EXPECT_EQ(after->value_of(key(i)), value) << key(i);
+}
+
+TEST_F(WarmupTest, StopsLoadingWhenEvenMetadataDoesNotFitAndCountsWhatStayedOnDisk) {
+  const std::string value(1000, 'v');
+  constexpr int kDocuments = 400;
   for (int i = 0; i < kDocuments; ++i) {
     ASSERT_EQ(before_.set("key" + std::to_string(i), value, i % kTestVBucketCount).status,
               Status::Success);
@@ -122,9 +159,11 @@ TEST_F(WarmupTest, StopsLoadingWhenTheQuotaIsFullAndCountsWhatStayedOnDisk) {
   auto after = restart(persistent_config(/*quota_bytes=*/50 * item_charge(6, value.size())));
   EXPECT_TRUE(warmup_->done()) << "a full quota ends warmup; it does not hang the bucket";
   EXPECT_GT(warmup_->loaded_values(), 0u);
+  EXPECT_GT(warmup_->loaded_keys(), warmup_->loaded_values()) << "metadata past the values";
   EXPECT_GT(warmup_->skipped(), 0u);
-  EXPECT_EQ(warmup_->loaded_values() + warmup_->skipped(), uint64_t{kDocuments});
-  EXPECT_EQ(after->engine.stats().curr_items, warmup_->loaded_values());
+  EXPECT_EQ(warmup_->loaded_keys() + warmup_->skipped(), uint64_t{kDocuments});
+  EXPECT_EQ(after->engine.stats().curr_items, warmup_->loaded_keys());
+  EXPECT_LE(after->engine.mem_used(), after->engine.high_watermark_bytes());
   for (uint16_t id = 0; id < kTestVBucketCount; ++id) {
     EXPECT_EQ(after->vbuckets()[id].high_seqno(), before_.vbuckets()[id].high_seqno())
         << "seqnos come back whole even when values do not";
