@@ -77,6 +77,28 @@ storage::Record Flusher::record_of(const Item& item) const {
   return record;
 }
 
+void Flusher::write_batch() {
+  if (!fsync_per_write_.load(std::memory_order_relaxed)) {
+    store_.write(records_, seqnos_);
+    return;
+  }
+  // Each write carries its vbucket's seqno for the batch, which covers its record, so that
+  // a crash between two writes still never lets a restart reuse a seqno already on disk; the
+  // last carries them all.
+  for (size_t i = 0; i < records_.size(); ++i) {
+    const storage::Record& record = records_[i];
+    std::span<const storage::VBucketSeqno> seqnos = seqnos_;
+    storage::VBucketSeqno own;
+    if (i + 1 < records_.size()) {
+      // A vbucket out of range has no seqno; the store refuses its record anyway.
+      const bool known = record.vbucket < stored_.size();
+      if (known) own = {record.vbucket, stored_[record.vbucket]};
+      seqnos = std::span(&own, known ? 1 : 0);
+    }
+    store_.write(std::span(&record, 1), seqnos);
+  }
+}
+
 bool Flusher::flush_once() {
   // Read before the take: see the header for why this makes the persisted seqnos exact.
   for (size_t id = 0; id < vbuckets_.size(); ++id) snapshot_[id] = vbuckets_[id].high_seqno();
@@ -101,7 +123,7 @@ bool Flusher::flush_once() {
   }
 
   try {
-    store_.write(records_, seqnos_);
+    write_batch();
   } catch (const storage::StoreError& e) {
     failures_.fetch_add(1, std::memory_order_relaxed);
     spdlog::error("flusher: the store refused a batch of {} changes ({}); they stay queued "

@@ -18,6 +18,10 @@
 // keeps a tombstone's purge time instead (Item::expiry_ms: deletion plus
 // Config::metadata_purge_seconds), so the flusher subtracts the purge interval; warmup adds
 // it back.
+//
+// For benchmarks only, set_fsync_per_write(true) gives the baseline group commit is measured
+// against: each item of a batch goes to the store in a synced write of its own, one fsync per
+// change; what the batch then marks and reports persisted is the same.
 
 #include <atomic>
 #include <cstdint>
@@ -61,6 +65,10 @@ class Flusher final : public executor::Task {
   // the task is scheduled.
   void set_persisted_listener(std::function<void()> listener);
 
+  // The benchmark baseline (see the top of this file); off by default. May be set while the
+  // task is scheduled: it applies from the next batch on.
+  void set_fsync_per_write(bool on) { fsync_per_write_.store(on, std::memory_order_relaxed); }
+
   uint64_t total_persisted() const { return total_persisted_.load(std::memory_order_relaxed); }
   // Items taken from the queues and not yet on disk (STAT ep_flusher_todo).
   uint64_t todo() const { return todo_.load(std::memory_order_relaxed); }
@@ -70,6 +78,10 @@ class Flusher final : public executor::Task {
  private:
   // One batch: returns false when the store refused it (it stays in batch_ for a retry).
   bool flush_once();
+
+  // Writes records_ and seqnos_ to the store: one synced batch, or one per record in the
+  // baseline mode. Throws storage::StoreError as Store::write does.
+  void write_batch();
 
   // The record for a taken item; its views point into the item.
   storage::Record record_of(const Item& item) const;
@@ -86,6 +98,7 @@ class Flusher final : public executor::Task {
   std::vector<uint64_t> stored_;    // each vbucket's seqno to store with the batch
   std::vector<storage::Record> records_;
   std::vector<storage::VBucketSeqno> seqnos_;
+  std::atomic<bool> fsync_per_write_{false};
   int64_t retry_at_ms_ = 0;  // after a refused batch: no attempt before this steady time
   std::atomic<uint64_t> total_persisted_{0};
   std::atomic<uint64_t> todo_{0};

@@ -96,6 +96,31 @@ TEST_F(FlusherTest, WritesThatArriveTogetherShareOneSyncedBatch) {
   }
 }
 
+TEST_F(FlusherTest, TheFsyncPerWriteBaselineWritesEachChangeAloneAndPersistsTheSame) {
+  flusher_->set_fsync_per_write(true);
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_EQ(data_.set("key" + std::to_string(i), "v", i % kTestVBucketCount).status,
+              Status::Success);
+  }
+  executor_.run_ready();
+  EXPECT_EQ(store_.write_calls, 100) << "one synced write per change";
+  EXPECT_EQ(store_.size(), 100u);
+  EXPECT_EQ(flusher_->batches(), 1u);
+  EXPECT_EQ(flusher_->total_persisted(), 100u);
+  EXPECT_EQ(persisted_calls_, 1);
+  EXPECT_TRUE(data_.engine.get("key0").item->persisted.load());
+  for (VBucket& vbucket : data_.vbuckets()) {
+    EXPECT_EQ(vbucket.persisted_seqno(), vbucket.high_seqno());
+    EXPECT_EQ(stored_high_seqno(vbucket.id()), vbucket.high_seqno());
+  }
+
+  flusher_->set_fsync_per_write(false);
+  data_.set("a", "1");
+  data_.set("b", "2");
+  executor_.run_ready();
+  EXPECT_EQ(store_.write_calls, 101) << "group commit again";
+}
+
 TEST_F(FlusherTest, ALaterChangeOfAKeyWinsOnDisk) {
   data_.set("k", "first");
   data_.set("k", "second");

@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
       // A persistent bucket warms up from disk, then flushes what changes.
       if (tern::engine::Persistence* persistence = bucket->persistence()) {
         persistence->start(executor, bucket->executor_owner());
+        persistence->flusher()->set_fsync_per_write(options->fsync_per_write);
       }
     }
     tern::ternd::ExecutorStats executor_stats(executor);

@@ -166,6 +166,10 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
   app.add_flag("-v,--verbose", options.verbose, "log at debug level")
       ->check(switch_value())
       ->default_str("off");
+  app.add_flag("--fsync-per-write", options.fsync_per_write,
+               "benchmark baseline, not for use: flush each change with its own fsync")
+      ->check(switch_value())
+      ->default_str("off");
   app.footer(
       "--listen and --port override the [server] settings of a --config file, and\n"
       "--data-dir its data_dir.\n\n"

@@ -23,6 +23,9 @@ struct Options {
   size_t max_connections = 4096;
   double expiry_pager_interval = 60;  // pause between sweeps that remove expired items
   bool verbose = false;
+  // --fsync-per-write: every persistent bucket's flusher writes each change in a synced write
+  // of its own (Flusher::set_fsync_per_write). A benchmark baseline, not for use.
+  bool fsync_per_write = false;
   // --config: a file that existed and was readable when the command line was parsed.
   std::optional<std::string> config_path;
   // Where couchbase buckets keep their files (one directory per bucket): --data-dir, else
