@@ -10,7 +10,7 @@ TERND_ARGS ?=
 .DEFAULT_GOAL := help
 .PHONY: help all deps deps-dotnet build build-server build-dotnet run test test-server \
         test-compat test-dotnet test-asan test-tsan test-under-load bench-server bench-collections bench-collections-instructions bench-instructions \
-        bench-executor bench-durability bench-subdoc bench-seeds bench-sdk bench-sdk-alloc clean
+        bench-executor bench-durability bench-warmup bench-subdoc bench-seeds bench-sdk bench-sdk-alloc clean
 
 help: ## list the targets (what `make` alone does)
 	@echo "usage: make TARGET [BUILD_DIR=build/release] [TERND_ARGS=\"--port 11211\"]"
@@ -75,8 +75,11 @@ bench-instructions: deps ## ternd's instructions per request under callgrind; BA
 bench-executor: deps ## the executor pool: async snooze against snoozeAndWait
 	@bash scripts/bench-executor.sh
 
-bench-durability: deps ## durable writes: the timeout task's async snooze against snoozeAndWait under load
+bench-durability: deps ## durable writes: each level through ternd, group commit against one fsync per write, the timeout task's async snooze against snoozeAndWait
 	@bash scripts/bench-durability.sh
+
+bench-warmup: deps ## warmup: load 1M items, restart cleanly, time until warm (items/s)
+	@bash scripts/bench-warmup.sh
 
 bench-subdoc: deps ## sub-document lookup and upsert: splicing (simdjson On-Demand) against a rapidjson DOM
 	@bash scripts/bench-subdoc.sh

@@ -17,6 +17,16 @@
 // p50/p99 are the latencies of a whole batch (send to last response); server_cpu_us_per_op
 // is the server's user+system CPU time per operation over the timed window (with
 // --server-pid only, else "-").
+//
+// Durable writes (make bench-durability): --durability LEVEL (couchbase mode) sends only
+// SETs, each as an alt request carrying that durability requirement, and --sets-percent
+// chooses the write share otherwise. Each connection then writes only keys of its own (a
+// slice of the key space), so that no write meets another's pending one (which the server
+// would refuse with SyncWriteInProgress). A load without GETs (durable, or --sets-percent 100)
+// has no preload: it would only leave the flusher a backlog that the timed writes wait behind.
+//
+// --preload-only stores every key once (the preload) and exits: it loads a bucket for a test
+// of warmup (make bench-warmup), and prints "kv_load preloaded keys=N seconds=S".
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -70,8 +80,18 @@ struct Options {
   uint32_t collection_id = 8;
   unsigned keys = 10000;
   int server_pid = 0;
+  std::string durability = "none";  // none, majority, persist-active, persist-majority
+  unsigned sets_percent = 10;
+  bool preload_only = false;
 
   bool couchbase() const { return mode == "couchbase"; }
+  // The durability level byte of the requirement frame info; 0 for none.
+  uint8_t durability_level() const {
+    if (durability == "majority") return 1;
+    if (durability == "persist-active") return 2;
+    if (durability == "persist-majority") return 3;
+    return 0;
+  }
 };
 
 constexpr size_t kKeySize = 16;
@@ -86,9 +106,12 @@ std::string text_of(std::span<const uint8_t> bytes) {
 }
 
 std::vector<uint8_t> encode(Opcode opcode, std::string_view key, std::string_view value = {},
-                            std::string_view extras = {}, uint16_t vbucket = 0) {
+                            std::string_view extras = {}, uint16_t vbucket = 0,
+                            std::string_view framing_extras = {}) {
   protocol::FrameParts parts;
-  parts.magic = static_cast<uint8_t>(protocol::Magic::ClientRequest);
+  parts.magic = static_cast<uint8_t>(framing_extras.empty() ? protocol::Magic::ClientRequest
+                                                            : protocol::Magic::AltClientRequest);
+  parts.framing_extras = bytes_of(framing_extras);
   parts.opcode = static_cast<uint8_t>(opcode);
   parts.vbucket_or_status = vbucket;
   parts.extras = bytes_of(extras);
@@ -108,6 +131,10 @@ struct Workload {
   explicit Workload(const Options& options) {
     const std::string value(kValueSize, 'v');
     const std::string flags_and_expiry(8, '\0');
+    // Frame info id 1 (durability requirement), one byte long: the level; the server's
+    // default timeout applies.
+    std::string durability;
+    if (const uint8_t level = options.durability_level()) durability = {'\x11', char(level)};
     for (unsigned i = 0; i < options.keys; ++i) {
       const std::string logical = fmt::format("key:{:012}", i);  // 16 bytes
       std::string wire = logical;
@@ -119,7 +146,7 @@ struct Workload {
         vbucket = cluster::vbucket_of(logical, cluster::kVBucketCount);
       }
       gets.push_back(encode(Opcode::Get, wire, {}, {}, vbucket));
-      sets.push_back(encode(Opcode::Set, wire, value, flags_and_expiry, vbucket));
+      sets.push_back(encode(Opcode::Set, wire, value, flags_and_expiry, vbucket, durability));
     }
   }
 };
@@ -225,7 +252,8 @@ void couchbase_handshake(const Socket& socket, const Options& options, uint32_t 
                               Feature::Collections,
                               Feature::AltRequestSupport,
                               Feature::MutationSeqno,
-                              Feature::UnorderedExecution};
+                              Feature::UnorderedExecution,
+                              Feature::SyncReplication};
   std::string list;
   for (Feature feature : features) {
     const auto code = static_cast<uint16_t>(feature);
@@ -265,12 +293,11 @@ Socket open_connection(const Options& options, uint32_t index) {
 // Stores every key once, so that every GET of the load hits.
 void preload(const Socket& socket, const Workload& workload) {
   constexpr size_t kBatch = 100;
-  for (size_t begin = 0; begin < workload.sets.size(); begin += kBatch) {
-    const size_t end = std::min(begin + kBatch, workload.sets.size());
+  const auto& sets = workload.sets;
+  for (size_t begin = 0; begin < sets.size(); begin += kBatch) {
+    const size_t end = std::min(begin + kBatch, sets.size());
     std::vector<uint8_t> batch;
-    for (size_t i = begin; i < end; ++i) {
-      batch.insert(batch.end(), workload.sets[i].begin(), workload.sets[i].end());
-    }
+    for (size_t i = begin; i < end; ++i) batch.insert(batch.end(), sets[i].begin(), sets[i].end());
     socket.send_all(batch);
     std::vector<uint8_t> in;
     size_t used = 0;
@@ -300,10 +327,15 @@ struct ThreadResult {
 
 // One connection of the load: a batch in flight, and the bytes of its responses so far.
 struct Connection {
-  Connection(Socket connected, uint32_t seed) : socket(std::move(connected)), rng(seed) {}
+  Connection(Socket connected, uint32_t seed, unsigned slice)
+      : socket(std::move(connected)), rng(seed), key_slice(slice) {}
 
   Socket socket;
   std::minstd_rand rng;
+  // Durable loads: this connection writes only the keys i with i % connections == key_slice,
+  // in turn, so that a batch (up to the slice's size) never holds a key twice.
+  unsigned key_slice;
+  size_t next_in_slice = 0;
   std::vector<uint8_t> out;
   std::vector<uint8_t> in;
   size_t in_used = 0;
@@ -320,10 +352,18 @@ ThreadResult run_load(std::vector<Connection>& connections, const Workload& work
   if (epoll < 0) throw std::system_error(errno, std::generic_category(), "epoll_create1");
   const auto send_batch = [&](Connection& c) {
     c.out.clear();
+    const bool durable = options.durability_level() != 0;
     for (unsigned i = 0; i < options.pipeline; ++i) {
       const uint32_t r = static_cast<uint32_t>(c.rng());
-      const auto& frames = r % 10 == 0 ? workload.sets : workload.gets;
-      const auto& frame = frames[(r / 10) % frames.size()];
+      const bool set = durable || r % 100 < options.sets_percent;
+      const auto& frames = set ? workload.sets : workload.gets;
+      size_t index = (r / 100) % frames.size();
+      if (durable) {
+        const size_t slices = options.connections;
+        const size_t per_slice = frames.size() / slices;  // >= 1: main() checks
+        index = c.key_slice + slices * (c.next_in_slice++ % per_slice);
+      }
+      const auto& frame = frames[index];
       c.out.insert(c.out.end(), frame.begin(), frame.end());
     }
     c.awaiting = options.pipeline;
@@ -401,7 +441,14 @@ double percentile_us(std::vector<uint32_t>& ns, double q) {
 
 int run(const Options& options) {
   const Workload workload(options);
-  preload(open_connection(options, 0), workload);
+  const Clock::time_point preload_start = Clock::now();
+  const bool gets = options.durability_level() == 0 && options.sets_percent < 100;
+  if (gets || options.preload_only) preload(open_connection(options, 0), workload);
+  if (options.preload_only) {
+    fmt::print("kv_load preloaded keys={} seconds={:.2f}\n", options.keys,
+               std::chrono::duration<double>(Clock::now() - preload_start).count());
+    return 0;
+  }
 
   // Connect and shake hands in parallel: SCRAM is slow on purpose.
   std::vector<std::future<Socket>> opening;
@@ -410,7 +457,7 @@ int run(const Options& options) {
   }
   std::vector<std::vector<Connection>> per_thread(options.threads);
   for (unsigned i = 0; i < options.connections; ++i) {
-    per_thread[i % options.threads].emplace_back(opening[i].get(), i + 1);
+    per_thread[i % options.threads].emplace_back(opening[i].get(), i + 1, i);
   }
 
   const double cpu_before = options.server_pid ? cpu_seconds(options.server_pid) : 0;
@@ -443,9 +490,10 @@ int run(const Options& options) {
           ? fmt::format("{:.3f}", (cpu_after - cpu_before) * 1e6 / static_cast<double>(total.ops))
           : "-";
   fmt::print(
-      "kv_load mode={} threads={} connections={} pipeline={} seconds={:.1f} ops={} "
+      "kv_load mode={} durability={} threads={} connections={} pipeline={} seconds={:.1f} ops={} "
       "ops_per_sec={:.0f} p50_us={:.1f} p99_us={:.1f} server_cpu_us_per_op={} errors={}\n",
-      options.mode, options.threads, options.connections, options.pipeline, elapsed, total.ops,
+      options.mode, options.durability, options.threads, options.connections, options.pipeline,
+      elapsed, total.ops,
       static_cast<double>(total.ops) / elapsed, percentile_us(total.batch_ns, 0.50),
       percentile_us(total.batch_ns, 0.99), server_cpu, errors);
   return errors == 0 && total.ops > 0 ? 0 : 1;
@@ -474,7 +522,21 @@ int main(int argc, char** argv) {
                  "couchbase mode: collection of the keys");
   app.add_option("--keys", options.keys, "size of the key space")->check(CLI::PositiveNumber);
   app.add_option("--server-pid", options.server_pid, "report this process's CPU time per op");
+  app.add_option("--durability", options.durability,
+                 "couchbase mode: every request a SET with this durability level")
+      ->check(CLI::IsMember({"none", "majority", "persist-active", "persist-majority"}));
+  app.add_option("--sets-percent", options.sets_percent, "share of SETs in the load (0-100)")
+      ->check(CLI::Range(0, 100));
+  app.add_flag("--preload-only", options.preload_only, "store every key once, then exit");
   CLI11_PARSE(app, argc, argv);
+  if (options.durability != "none" && !options.couchbase()) {
+    fmt::print(stderr, "kv_load: --durability needs --mode couchbase\n");
+    return 2;
+  }
+  if (options.durability != "none" && options.keys < options.connections) {
+    fmt::print(stderr, "kv_load: --durability needs at least one key per connection\n");
+    return 2;
+  }
   options.threads = std::min(options.threads, options.connections);
   try {
     return tern::bench::run(options);
