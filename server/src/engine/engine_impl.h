@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -174,6 +175,8 @@ struct Engine::Impl {
     }
   }
   bool queue_dirty(Shard& shard, ItemPtr item) {
+    // The flusher writes the whole record: a non-resident copy would store an empty value.
+    assert(item->resident);
     shard.dirty.push_back(std::move(item));
     dirty_count.fetch_add(1, std::memory_order_relaxed);
     return !dirty_pending.load(std::memory_order_relaxed) &&
