@@ -9,6 +9,11 @@ int64_t SystemClock::unix_seconds() const {
   return duration_cast<seconds>(system_clock::now().time_since_epoch()).count();
 }
 
+int64_t SystemClock::unix_nanoseconds() const {
+  using namespace std::chrono;
+  return duration_cast<nanoseconds>(system_clock::now().time_since_epoch()).count();
+}
+
 int64_t SystemClock::steady_ms() const {
   using namespace std::chrono;
   return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();

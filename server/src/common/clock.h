@@ -11,6 +11,9 @@ class Clock {
   virtual ~Clock() = default;
   // Wall-clock Unix time in seconds; used only to interpret absolute expiry times.
   virtual int64_t unix_seconds() const = 0;
+  // Wall-clock Unix time in nanoseconds; seeds a persistent bucket's CAS values, so that
+  // they keep growing across restarts.
+  virtual int64_t unix_nanoseconds() const = 0;
   // Monotonic milliseconds since an arbitrary origin; used for every deadline.
   virtual int64_t steady_ms() const = 0;
 };
@@ -19,6 +22,7 @@ class Clock {
 class SystemClock final : public Clock {
  public:
   int64_t unix_seconds() const override;
+  int64_t unix_nanoseconds() const override;
   int64_t steady_ms() const override;
   // A process-wide instance.
   static const SystemClock& instance();
@@ -30,6 +34,7 @@ class ManualClock final : public Clock {
   explicit ManualClock(int64_t unix_seconds = 1'700'000'000, int64_t steady_ms = 1'000'000)
       : unix_(unix_seconds), steady_(steady_ms) {}
   int64_t unix_seconds() const override { return unix_.load(); }
+  int64_t unix_nanoseconds() const override { return unix_.load() * 1'000'000'000; }
   int64_t steady_ms() const override { return steady_.load(); }
   void advance_ms(int64_t ms) {
     steady_ += ms;

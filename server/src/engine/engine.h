@@ -42,7 +42,9 @@ struct Config {
   uint32_t metadata_purge_seconds = 60 * 60;
   // A persistent (Couchbase) bucket: every published change, tombstones included, is also
   // queued for the flusher (take_dirty()), and eviction evicts only the values of documents
-  // already on disk (value eviction, below). Off: an ephemeral bucket, memory only.
+  // already on disk (value eviction, below). Its CAS values start from the wall clock in
+  // nanoseconds (Clock::unix_nanoseconds), so that they keep growing across restarts. Off:
+  // an ephemeral bucket, memory only, whose CAS values count from 1.
   bool persistent = false;
 };
 
@@ -301,6 +303,11 @@ class Engine {
     Full,      // not even the metadata fits: nothing inserted (warmup stops loading)
   };
   Restored restore(std::shared_ptr<Item> item);
+
+  // Warmup: makes every CAS issued from now on greater than `cas`, as restore() does for
+  // the item it is given. For each record read from disk that restore() is not given (past
+  // a full quota, or under no vbucket of the bucket): a client may still hold its CAS.
+  void raise_cas_floor(uint64_t cas);
 
   // Value eviction (persistent buckets): the item pager and inline eviction replace a
   // persisted document by a non-resident copy (Item::resident false: key and metadata, no

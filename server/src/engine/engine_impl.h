@@ -78,11 +78,20 @@ struct Engine::Impl {
     return shards[shard_bits == 0 ? 0 : hash >> (64 - shard_bits)];
   }
   // Unique across the engine: the shard's sequence number tagged with the shard's index.
-  // Never below cas_floor, so that it stays above every CAS restored from disk.
+  // Never below cas_floor, so that it stays above every CAS issued before a restart.
   uint64_t next_cas(Shard& shard) {
     const uint64_t floor = cas_floor.load(std::memory_order_relaxed);
     if (floor > shard.next_cas_sequence) shard.next_cas_sequence = floor;
     return (shard.next_cas_sequence++ << shard_bits) | shard.index;
+  }
+  // Makes every CAS issued from now on greater than `cas`, whatever shard count issued it
+  // (its sequence is at most cas >> shard_bits).
+  void raise_cas_floor(uint64_t cas) {
+    const uint64_t floor = (cas >> shard_bits) + 1;
+    uint64_t current = cas_floor.load(std::memory_order_relaxed);
+    while (current < floor &&
+           !cas_floor.compare_exchange_weak(current, floor, std::memory_order_relaxed)) {
+    }
   }
   static bool is_expired(const Item& item, int64_t now) {
     return item.expiry_ms != 0 && item.expiry_ms <= now;
@@ -219,8 +228,11 @@ struct Engine::Impl {
   std::function<void()> pressure_listener;
   std::function<void()> dirty_listener;  // guarded by listener_mutex
 
-  // The lowest sequence a shard may put in a CAS: raised by restore() past every CAS read
-  // from disk, whatever shard count wrote it.
+  // The lowest sequence a shard may put in a CAS. A persistent bucket seeds it from the wall
+  // clock in nanoseconds (as Couchbase's CAS is a hybrid logical clock), so that its CAS
+  // values keep growing across restarts, even past ones acknowledged but never persisted
+  // (lost by a crash: a client may still hold them). Warmup raises it past every CAS on
+  // disk too (raise_cas_floor), whatever shard count wrote it, in case the clock went back.
   std::atomic<uint64_t> cas_floor{0};
   std::atomic<size_t> dirty_count{0};
   // Set by the change that finds the queues empty since the last take (it tells the dirty

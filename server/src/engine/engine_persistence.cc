@@ -69,16 +69,13 @@ size_t Engine::prepared_count() const {
   return impl_->prepared_count.load(std::memory_order_relaxed);
 }
 
+void Engine::raise_cas_floor(uint64_t cas) { impl_->raise_cas_floor(cas); }
+
 void Engine::set_vbuckets(std::span<VBucket> vbuckets) { impl_->vbuckets = vbuckets; }
 
 Engine::Restored Engine::restore(std::shared_ptr<Item> item) {
-  // Whatever shard count wrote it, a CAS's sequence is at most cas >> shard_bits, so new
-  // CAS values from this floor on are all greater.
-  const uint64_t floor = (item->cas >> impl_->shard_bits) + 1;
-  uint64_t current = impl_->cas_floor.load(std::memory_order_relaxed);
-  while (current < floor &&
-         !impl_->cas_floor.compare_exchange_weak(current, floor, std::memory_order_relaxed)) {
-  }
+  // Before deciding: even a record that is not loaded was issued its CAS.
+  impl_->raise_cas_floor(item->cas);
   ItemPtr replaced;  // destroyed after the lock is released
   KeyAccess access(*impl_, item->key());
   Shard& shard = access.shard();

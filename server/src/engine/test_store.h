@@ -4,6 +4,7 @@
 // use open_rocksdb_store in a temporary directory instead.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -38,6 +39,7 @@ class TestStore final : public storage::Store {
 
   void scan(const std::function<bool(const storage::Record&)>& visit) override {
     for (const auto& [where, record] : records_) {
+      if (before_visit) before_visit(record.view());
       if (!visit(record.view())) return;
     }
   }
@@ -54,6 +56,8 @@ class TestStore final : public storage::Store {
 
   int write_calls = 0;
   int refuse_writes = 0;  // the next this many writes throw StoreError
+  // Called by scan() before it visits each record: what a test does while a scan is under way.
+  std::function<void(const storage::Record&)> before_visit;
 
  private:
   std::map<std::pair<uint16_t, std::string>, storage::OwnedRecord> records_;

@@ -55,6 +55,8 @@ void Warmup::load() {
   }
   bool full = false;
   store_.scan([&](const storage::Record& record) {
+    // Loaded or not, the record's CAS was issued: none after the restart may repeat it.
+    engine_.raise_cas_floor(record.cas);
     if (record.vbucket >= vbuckets_.size()) {
       skipped_.fetch_add(1, std::memory_order_relaxed);
       return true;

@@ -12,6 +12,9 @@
 // A store that cannot be read (StoreError) ends the run with an error in the log, and the
 // bucket stays not warm rather than serve part of its data.
 //
+// Every record read raises the engine's CAS floor past its CAS, loaded or not, so that no CAS
+// issued after the restart repeats one a client may hold (Engine::raise_cas_floor).
+//
 // A tombstone comes back with its purge time as its expiry (Item::expiry_ms), the deletion
 // time the flusher stored plus Config::metadata_purge_seconds.
 

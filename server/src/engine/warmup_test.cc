@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -96,6 +97,70 @@ TEST_F(WarmupTest, AWriteAfterWarmupGetsAHigherSeqnoAndCas) {
   const MutationResult fresh = after->set("b", "new", 1);
   EXPECT_GT(fresh.seqno, old.seqno);
   EXPECT_GT(fresh.cas, old.cas);
+}
+
+// A plain write is acknowledged before the flusher has it: a crash loses it, yet its client
+// may still hold its CAS. The wall clock has moved on by the restart, and so do CAS values.
+TEST_F(WarmupTest, CasValuesAfterARestartExceedEveryCasIssuedBeforeItEvenUnpersisted) {
+  before_.set("a", "on disk");
+  flush();
+  uint64_t highest = 0;
+  for (int i = 0; i < 100; ++i) highest = std::max(highest, before_.set("a", "lost").cas);
+  clock_.advance_seconds(1);
+  auto after = restart();  // without the flush: as after kill -9
+  ASSERT_EQ(after->value_of("a"), "on disk");
+  for (int i = 0; i < 100; ++i) {
+    const std::string key = "k" + std::to_string(i);
+    EXPECT_GT(after->set(key, "new").cas, highest) << key;
+  }
+  EXPECT_GT(after->set("a", "new").cas, highest) << "the very key whose CAS was lost";
+}
+
+// With the clock where it was (or set back), what is on disk still sets the floor: also the
+// records a full quota left there.
+TEST_F(WarmupTest, RecordsLeftOnDiskByAFullQuotaStillRaiseTheCasFloor) {
+  const std::string value(1000, 'v');
+  for (int i = 0; i < 100; ++i) before_.set("key" + std::to_string(i), value, 0);
+  // The highest CAS, in the vbucket scanned last.
+  uint64_t highest = 0;
+  for (int i = 0; i < 200; ++i) highest = before_.set("zz", value, kTestVBucketCount - 1).cas;
+  flush();
+
+  auto after = restart(persistent_config(/*quota_bytes=*/20 * item_charge(6, value.size())));
+  ASSERT_GT(warmup_->skipped(), 0u);
+  ASSERT_EQ(after->engine.get_meta("zz").status, Status::NotFound) << "left on disk";
+  for (int i = 0; i < 20; ++i) {
+    const std::string key = "new" + std::to_string(i);
+    const MutationResult added = after->set(key, "");
+    ASSERT_EQ(added.status, Status::Success) << key;
+    EXPECT_GT(added.cas, highest) << key;
+  }
+}
+
+// An expiry found while warmup is still reading numbers its tombstone above every CAS on
+// disk, also those of records not read yet (a later write of the key under another vbucket
+// would otherwise beat the tombstone and bring the document back).
+TEST_F(WarmupTest, AnExpiryDuringWarmupNumbersItsTombstoneAboveEveryCasOnDisk) {
+  before_.set("a", "expires", 0, /*expiry=*/10);
+  uint64_t highest = 0;
+  for (int i = 0; i < 100; ++i) highest = before_.set("b", "later", 1).cas;
+  flush();
+  clock_.advance_seconds(1);
+
+  PersistentEngine after(clock_);
+  Warmup warmup(after.engine, after.vbuckets(), store_, executor::kServerOwner, clock_);
+  store_.before_visit = [&](const storage::Record& record) {
+    if (record.key != "b") return;
+    clock_.advance_seconds(10);
+    for (size_t shard = 0; shard < after.engine.shard_count(); ++shard) {
+      after.engine.purge_expired(shard, after.engine.shard_capacity(shard));
+    }
+  };
+  EXPECT_FALSE(warmup.run());
+  ASSERT_TRUE(warmup.done());
+  const MetaResult tombstone = after.engine.get_meta("a");
+  ASSERT_TRUE(tombstone.deleted);
+  EXPECT_GT(tombstone.cas, highest);
 }
 
 TEST_F(WarmupTest, ATombstoneIsPurgedWhenItsIntervalEndsAfterTheRestart) {
