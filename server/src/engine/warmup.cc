@@ -49,12 +49,18 @@ std::shared_ptr<Item> Warmup::item_of(const storage::Record& record) const {
   return item;
 }
 
-void Warmup::load() {
+bool Warmup::load() {
   for (const storage::VBucketSeqno& stored : store_.high_seqnos()) {
     if (stored.vbucket < vbuckets_.size()) vbuckets_[stored.vbucket].restore_seqno(stored.seqno);
   }
   bool full = false;
+  bool cancelled = false;
   store_.scan([&](const storage::Record& record) {
+    // Task::state(), not the warmup's: a cancel marks the task dead while it runs.
+    if (Task::state() == executor::TaskState::Dead) {
+      cancelled = true;
+      return false;
+    }
     // Loaded or not, the record's CAS was issued: none after the restart may repeat it.
     engine_.raise_cas_floor(record.cas);
     if (record.vbucket >= vbuckets_.size()) {
@@ -84,13 +90,17 @@ void Warmup::load() {
     }
     return true;
   });
+  return !cancelled;
 }
 
 bool Warmup::run() {
   const int64_t start = clock_.steady_ms();
   state_.store(WarmupState::LoadingData, std::memory_order_release);
   try {
-    load();
+    if (!load()) {
+      spdlog::info("warmup: cancelled after {} keys; the bucket stays unavailable", loaded_keys());
+      return false;
+    }
   } catch (const storage::StoreError& e) {
     spdlog::error("warmup: the store could not be read after {} keys ({}); the bucket "
                   "stays unavailable (Etmpfail) rather than serve part of its data",

@@ -10,7 +10,9 @@
 // watermark (Engine::restore). Only when even metadata does not fit does it stop loading,
 // and logs how many documents and tombstones stayed on disk only: those read as missing.
 // A store that cannot be read (StoreError) ends the run with an error in the log, and the
-// bucket stays not warm rather than serve part of its data.
+// bucket stays not warm rather than serve part of its data. So does a cancel (the bucket
+// stopping: Executor::unregister waits for the running task): the scan stops at the next
+// record, so that stopping does not wait for the whole warmup.
 //
 // Every record read raises the engine's CAS floor past its CAS, loaded or not, so that no CAS
 // issued after the restart repeats one a client may hold (Engine::raise_cas_floor).
@@ -58,8 +60,9 @@ class Warmup final : public executor::Task {
  private:
   // The item for a stored record, as it was published.
   std::shared_ptr<Item> item_of(const storage::Record& record) const;
-  // Loads every record; throws StoreError when the store cannot be read.
-  void load();
+  // Loads every record and returns true, or false when the task was cancelled meanwhile;
+  // throws StoreError when the store cannot be read.
+  bool load();
 
   Engine& engine_;
   const std::span<VBucket> vbuckets_;

@@ -235,6 +235,24 @@ TEST_F(WarmupTest, StopsLoadingWhenEvenMetadataDoesNotFitAndCountsWhatStayedOnDi
   }
 }
 
+// Stopping the bucket cancels the task (Executor::unregister, which then waits for the run):
+// the scan stops at the next record instead of loading the rest.
+TEST_F(WarmupTest, ACancelStopsTheScanAndLeavesTheBucketNotWarm) {
+  for (int i = 0; i < 10; ++i) before_.set("key" + std::to_string(i), "v");
+  flush();
+  int visits = 0;
+  store_.before_visit = [&](const storage::Record&) {
+    if (++visits == 3) executor_.cancel(warmup_->id());
+  };
+  auto after = restart();
+  EXPECT_EQ(visits, 3) << "no record read after the cancel";
+  EXPECT_FALSE(warmup_->done());
+  EXPECT_EQ(warmup_->state(), WarmupState::LoadingData);
+  EXPECT_EQ(warmup_->loaded_keys(), 2u);
+  EXPECT_EQ(after->engine.stats().curr_items, 2u);
+  EXPECT_EQ(executor_.ready_count(), 0u);
+}
+
 TEST_F(WarmupTest, AnEmptyStoreWarmsAtOnce) {
   auto after = restart();
   EXPECT_TRUE(warmup_->done());
