@@ -138,9 +138,9 @@ GetResult Engine::get_locked(std::string_view key, uint32_t lock_seconds) {
                              counters.add(Counter::get_hits);
                              Change change{Status::Success, remeta_item(current), false};
                              // Only the lock and its CAS change, neither of which is
-                             // persisted: the item is on disk as much as it was.
+                             // persisted: the copy keeps the item's seqno, so it is on disk
+                             // as soon as the item is.
                              change.new_revision = false;
-                             change.item->persisted.store(current->persisted.load());
                              change.lock_until_ms = now + int64_t{seconds} * 1000;
                              return change;
                            });

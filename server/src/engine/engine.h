@@ -284,8 +284,9 @@ class Engine {
   size_t prepared_count() const;
 
   // The bucket's vbuckets, by id (Item::vbucket): what an expiry in a persistent bucket
-  // numbers its tombstone on. Call once, before serving; until then such tombstones take no
-  // seqno.
+  // numbers its tombstone on, and whose persisted seqnos tell which items are on disk (value
+  // eviction). Call once, before serving; until then such tombstones take no seqno, and
+  // nothing is known to be on disk, so nothing is evicted.
   void set_vbuckets(std::span<VBucket> vbuckets);
 
   // Warmup: inserts an item read from disk as it was stored (CAS, seqnos, expiry, deleted),

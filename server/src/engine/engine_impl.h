@@ -148,6 +148,15 @@ struct Engine::Impl {
   // bucket only values go (value eviction): see eviction_gain().
   size_t evict(size_t bytes_to_free);
 
+  // Persistent buckets: whether the disk holds `item`, told by its seqno: the flusher's
+  // persisted seqnos are exact (flusher.h). Every copy of the item keeps its seqno, so a
+  // copy made before the flush (a lock's) is on disk as soon as the item is. A change that
+  // named no vbucket has no seqno, and is never known to be on disk.
+  bool on_disk(const Item& item) const {
+    return item.seqno != 0 && item.vbucket < vbuckets.size() &&
+           item.seqno <= vbuckets[item.vbucket].persisted_seqno();
+  }
+
   // The bytes evicting the item in `slot` would free now, or 0 when it may not be evicted.
   // A locked item never is. An ephemeral bucket drops whole items. A persistent one only
   // replaces a live, resident document that is already on disk by its non-resident copy

@@ -181,9 +181,7 @@ size_t Engine::Impl::eviction_gain(const Shard& shard, const Slot& slot, int64_t
   const Item& item = *slot.item;
   if (is_locked(slot, now)) return 0;
   if (!persistent) return item_charge(item);
-  if (item.deleted || !item.resident || !item.persisted.load(std::memory_order_acquire)) {
-    return 0;
-  }
+  if (item.deleted || !item.resident || !on_disk(item)) return 0;
   if (!shard.prepared.empty() && shard.prepared.contains(item.key())) return 0;
   return item.value().size();  // the non-resident copy keeps the rest
 }

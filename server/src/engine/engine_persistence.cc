@@ -109,7 +109,6 @@ Engine::Restored Engine::restore(std::shared_ptr<Item> item) {
     return Restored::Full;
   }
   if (!entry) shard.table.reserve_one();  // may throw, before anything is charged
-  loaded->persisted.store(true, std::memory_order_relaxed);
   const int64_t delta =
       static_cast<int64_t>(item_charge(*loaded)) - static_cast<int64_t>(charge_before);
   uint64_t mem_after = 0;
@@ -139,7 +138,6 @@ bool Engine::restore_value(std::string_view key, uint64_t cas, std::string_view 
     item->rev_seqno = copy.rev_seqno;
     item->seqno = copy.seqno;
     item->vbucket = copy.vbucket;
-    item->persisted.store(true, std::memory_order_relaxed);
     // Forced: the request that fetched it is about to read it; the pager evicts again.
     const int64_t delta =
         static_cast<int64_t>(item_charge(*item)) - static_cast<int64_t>(item_charge(copy));

@@ -132,7 +132,6 @@ bool Flusher::flush_once() {
     return false;
   }
 
-  for (const ItemPtr& item : batch_) item->persisted.store(true, std::memory_order_release);
   for (size_t id = 0; id < vbuckets_.size(); ++id) {
     if (snapshot_[id] > vbuckets_[id].persisted_seqno()) {
       vbuckets_[id].set_persisted_seqno(snapshot_[id]);

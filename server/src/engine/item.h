@@ -2,7 +2,6 @@
 // A stored document. Items are immutable once published: a mutation publishes a new item,
 // so a reader holding an ItemPtr can keep using it after the key changes or goes away.
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -34,11 +33,10 @@ struct Item {
   // those attributes. Every other operation treats a tombstone as absent.
   bool deleted = false;
   // False for a document whose value was evicted (persistent buckets, value eviction): the
-  // item keeps the key and metadata, value() is empty, and the value is on disk.
+  // item keeps the key and metadata, value() is empty, and the value is on disk. Whether an
+  // item is on disk is not kept here but told by its seqno (Engine::Impl::on_disk), so that
+  // every copy of it (a lock's, a fetched one) knows as soon as the flusher is done.
   bool resident = true;
-  // Set by the flusher once the item is on disk (persistent buckets): the item pager may
-  // then evict it. The one field that changes after publishing.
-  mutable std::atomic<bool> persisted{false};
 };
 
 using ItemPtr = std::shared_ptr<const Item>;

@@ -80,19 +80,16 @@ TEST_F(PersistenceHooksTest, QueuedItemsAreThePublishedOnesWithTheirVbucketAndSe
   EXPECT_EQ(taken[0]->seqno, first.seqno);
   EXPECT_EQ(taken[1]->cas, removed.cas);
   EXPECT_EQ(taken[1]->seqno, removed.seqno);
-  for (const ItemPtr& item : taken) {
-    EXPECT_EQ(item->vbucket, 7u);
-    EXPECT_FALSE(item->persisted);  // the flusher sets it once the item is on disk
-  }
+  for (const ItemPtr& item : taken) EXPECT_EQ(item->vbucket, 7u);
   EXPECT_EQ(engine_.get_meta("a").cas, removed.cas);  // the tombstone queued is the one kept
 }
 
-TEST_F(PersistenceHooksTest, ALockIsNotQueuedAndKeepsWhetherTheItemIsOnDisk) {
-  set("a", "1");
-  take()[0]->persisted = true;  // as the flusher does
+TEST_F(PersistenceHooksTest, ALockIsNotQueuedAndKeepsTheItemsSeqno) {
+  const MutationResult written = set("a", "1");
+  take();
   const GetResult locked = engine_.get_locked("a", 0);
   ASSERT_EQ(locked.status, Status::Success);
-  EXPECT_TRUE(locked.item->persisted);
+  EXPECT_EQ(locked.item->seqno, written.seqno) << "on disk as soon as the item is";
   EXPECT_EQ(engine_.unlock("a", locked.item->cas), Status::Success);
   EXPECT_EQ(engine_.dirty_count(), 0u);
 }
@@ -296,7 +293,6 @@ TEST_F(PersistenceHooksTest, RestoreInsertsTheItemAsStoredAndAlreadyPersisted) {
   EXPECT_EQ(got.item->cas, 500u);
   EXPECT_EQ(got.item->rev_seqno, 3u);
   EXPECT_EQ(got.item->seqno, 9u);
-  EXPECT_TRUE(got.item->persisted);
   EXPECT_EQ(engine_.stats().curr_items, 1u);
   EXPECT_EQ(engine_.mem_used(), item_charge(1, 1));
   EXPECT_EQ(engine_.dirty_count(), 0u);  // it is on disk already

@@ -58,8 +58,8 @@ class InlineItem final : public Item {
   uint32_t value_size_;
   const char* data_;
 };
-// 8 bytes for Item::rev_seqno and 8 for Item::seqno; Item::vbucket, deleted, resident,
-// persisted and the 16-bit key size fit in what was padding.
+// 8 bytes for Item::rev_seqno and 8 for Item::seqno; Item::vbucket, deleted, resident and
+// the 16-bit key size fit in what was padding.
 static_assert(sizeof(InlineItem) == 64);
 
 class RemetaItem final : public Item {
@@ -113,8 +113,6 @@ std::shared_ptr<Item> remeta_item(const ItemPtr& base) {
   item->seqno = base->seqno;
   item->vbucket = base->vbucket;
   item->resident = base->resident;
-  // Not `persisted`: the copy is a new revision (touch) that the flusher has yet to write,
-  // unless its maker says otherwise (a lock changes nothing on disk).
   return item;
 }
 
@@ -130,7 +128,6 @@ std::shared_ptr<Item> make_non_resident(const Item& document) {
   item->seqno = document.seqno;
   item->vbucket = document.vbucket;
   item->resident = false;
-  item->persisted.store(true, std::memory_order_relaxed);
   return item;
 }
 

@@ -26,8 +26,8 @@ std::span<char> unpublished_value(Item& item);
 std::shared_ptr<Item> remeta_item(const ItemPtr& base);
 
 // What value eviction leaves of a persisted document (Item::resident false): a new item
-// with its key and a copy of its metadata, an empty value, and `persisted` set (the disk
-// holds the whole document). It costs the quota its key and the per-item overhead only.
+// with its key and a copy of its metadata (the disk holds the whole document) and an empty
+// value. It costs the quota its key and the per-item overhead only.
 std::shared_ptr<Item> make_non_resident(const Item& document);
 
 // The bytes an item with these sizes counts towards the memory quota: its key and value

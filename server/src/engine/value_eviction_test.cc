@@ -31,11 +31,14 @@ class ValueEvictionTest : public ::testing::Test {
  protected:
   ValueEvictionTest() : data_(clock_) {}
 
-  // Marks everything queued as on disk, as the flusher does once it has written it.
+  // Takes everything queued and reports it on disk, as the flusher does once it has written
+  // it: every vbucket's persisted seqno advances to the high seqno read before the take.
   void persist() {
+    std::vector<uint64_t> high;
+    for (const VBucket& vbucket : data_.vbuckets()) high.push_back(vbucket.high_seqno());
     std::vector<ItemPtr> taken;
     engine().take_dirty(taken);
-    for (const ItemPtr& item : taken) item->persisted.store(true);
+    for (VBucket& vbucket : data_.vbuckets()) vbucket.set_persisted_seqno(high[vbucket.id()]);
   }
 
   // Evicts every value that may go; returns the bytes freed.
@@ -84,6 +87,21 @@ TEST_F(ValueEvictionTest, OnlyPersistedResidentUnlockedDocumentsLoseTheirValues)
   EXPECT_EQ(meta.flags, 7u);
 
   EXPECT_EQ(evict_all(), 0u) << "a non-resident copy has nothing more to give";
+}
+
+// The lock's copy of a document is made before the flush that writes the document, and is
+// what the key holds after the unlock: it is on disk as soon as the document is.
+TEST_F(ValueEvictionTest, ADocumentLockedBeforeItsFlushIsEvictableOnceFlushedAndUnlocked) {
+  const std::string value(500, 'v');
+  data_.set("doc", value, 2);
+  const GetResult locked = engine().get_locked("doc", 10);
+  ASSERT_EQ(locked.status, Status::Success);
+  EXPECT_EQ(evict_all(), 0u) << "not on disk yet";
+  persist();
+  EXPECT_EQ(evict_all(), 0u) << "locked";
+  ASSERT_EQ(engine().unlock("doc", locked.item->cas), Status::Success);
+  EXPECT_EQ(evict_all(), value.size());
+  EXPECT_TRUE(engine().evicted("doc").has_value());
 }
 
 TEST_F(ValueEvictionTest, AWritePastTheQuotaEvictsPersistedValuesInline) {
@@ -253,7 +271,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<MetadataOp>& info) { return info.param.name; });
 
 TEST_F(NonResidentTest, ANonResidentDocumentStillExpires) {
-  ASSERT_EQ(engine().store(StoreMode::Set, "ttl", "v", 0, 10, 0, 0).status, Status::Success);
+  ASSERT_EQ(data_.set("ttl", "v", 0, /*expiry=*/10).status, Status::Success);
   persist();
   evict_all();
   ASSERT_TRUE(engine().evicted("ttl").has_value());
@@ -279,12 +297,17 @@ TEST_F(NonResidentTest, RestoreValuePutsTheValueBackUnderTheSameCas) {
   EXPECT_EQ(got.item->value(), "12");
   EXPECT_EQ(got.item->cas, doc_.cas);
   EXPECT_EQ(got.item->flags, 7u);
-  EXPECT_TRUE(got.item->persisted.load()) << "evictable again";
   EXPECT_EQ(engine().mem_used(), evicted_bytes + 2);
   EXPECT_EQ(engine().stats().num_non_resident, 1u);
   EXPECT_EQ(engine().dirty_count(), 0u) << "it came from disk: nothing to write";
   EXPECT_FALSE(engine().restore_value("doc", doc_.cas, "12")) << "already resident";
   EXPECT_EQ(engine().arithmetic("doc", true, 1, 0, 0, 0).value, 13u);
+}
+
+TEST_F(NonResidentTest, AFetchedValueIsEvictableAgain) {
+  ASSERT_TRUE(engine().restore_value("doc", doc_.cas, "12"));
+  EXPECT_EQ(evict_all(), 2u);
+  EXPECT_TRUE(engine().evicted("doc").has_value());
 }
 
 TEST_F(NonResidentTest, RestoreValueLeavesAnotherCasAlone) {

@@ -45,7 +45,6 @@ std::shared_ptr<Item> Warmup::item_of(const storage::Record& record) const {
   } else {
     item->expiry_ms = engine_.expiry_deadline_ms(record.expiry);
   }
-  item->persisted.store(true, std::memory_order_relaxed);
   return item;
 }
 
