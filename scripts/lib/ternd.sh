@@ -3,8 +3,10 @@
 # ternd at a time. It defines:
 #   ternd_start CONFIG DATA_DIR [FLAG...]
 #                     starts ternd --config CONFIG --data-dir DATA_DIR on a free loopback
-#                     port and returns once it listens; sets TERND_PID and TERND_PORT and logs
-#                     to $TERND_WORK/ternd.log (appended)
+#                     port and returns once it listens (it fails after TERND_LISTEN_TIMEOUT
+#                     seconds, default 120: opening a store replays its write-ahead log
+#                     first, which takes seconds after a large load); sets TERND_PID and
+#                     TERND_PORT and logs to $TERND_WORK/ternd.log (appended)
 #   ternd_stat NAME   prints the value of STAT NAME (the config's anonymous_bucket's view)
 #   ternd_wait_warm   returns once ep_warmup_state is "done"; fails after TERND_WARM_TIMEOUT
 #                     seconds (default 600)
@@ -31,11 +33,11 @@ ternd_start() {
   "$TERND" --config "$config" --data-dir "$data_dir" --port "$TERND_PORT" "$@" \
     2>>"$TERND_WORK/ternd.log" &
   TERND_PID=$!
-  local _
-  for _ in $(seq 200); do
+  local deadline=$((SECONDS + ${TERND_LISTEN_TIMEOUT:-120}))
+  while [ "$SECONDS" -lt "$deadline" ]; do
     (exec 3<>"/dev/tcp/127.0.0.1/$TERND_PORT") 2>/dev/null && return 0
     kill -0 "$TERND_PID" 2>/dev/null || break
-    sleep 0.05
+    sleep 0.02
   done
   echo "ternd does not listen on port $TERND_PORT:" >&2
   cat "$TERND_WORK/ternd.log" >&2
