@@ -357,6 +357,8 @@ class Engine {
   // whole items (STAT evictions); a persistent one evicts only values (value eviction above;
   // STAT ep_num_value_ejects, ep_num_non_resident), so writes past the quota fail with
   // OutOfMemory while nothing evictable is left (every value evicted or not yet on disk).
+  // Never throws: when what it needs to evict cannot be allocated it stops there and returns
+  // what it freed until then.
   size_t evict(size_t bytes_to_free);
 
   // Bytes accounted to items now (keys, values and per-item overhead).

@@ -144,7 +144,8 @@ struct Engine::Impl {
   void signal_pressure(int64_t now);
 
   // Evicts least recently used unlocked items until bytes_to_free are freed or nothing
-  // more can be; returns the bytes freed. Call with no shard lock held. In a persistent
+  // more can be (or memory to do it cannot be allocated); returns the bytes freed. Never
+  // throws. Call with no shard lock held. In a persistent
   // bucket only values go (value eviction): see eviction_gain().
   size_t evict(size_t bytes_to_free);
 

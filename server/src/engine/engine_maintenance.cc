@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <new>
 #include <vector>
 
 #include "engine/engine_impl.h"
@@ -93,9 +94,9 @@ size_t evict_slot(Engine::Impl& impl, Shard& shard, size_t index, std::vector<It
   return freed;
 }
 
-// Evicts items last used at or before `cutoff` until `target` bytes are freed.
-size_t evict_used_before(Engine::Impl& impl, int64_t cutoff, size_t target) {
-  size_t freed = 0;
+// Evicts items last used at or before `cutoff` until `freed` reaches `target`, adding what
+// each eviction frees as it goes, so that the count stays exact when one throws.
+void evict_used_before(Engine::Impl& impl, int64_t cutoff, size_t target, size_t& freed) {
   const size_t start = impl.evict_start.fetch_add(1, std::memory_order_relaxed);
   for (size_t k = 0; k < impl.shard_count && freed < target; ++k) {
     Shard& shard = impl.shards[(start + k) & (impl.shard_count - 1)];
@@ -119,7 +120,6 @@ size_t evict_used_before(Engine::Impl& impl, int64_t cutoff, size_t target) {
       }
     }
   }
-  return freed;
 }
 
 }  // namespace
@@ -191,11 +191,18 @@ size_t Engine::Impl::evict(size_t bytes_to_free) {
   // Two rounds guided by sampled access times, then a last one that takes anything
   // evictable rather than fail while there is memory to free.
   constexpr int kRounds = 3;
-  for (int round = 0; round < kRounds && freed < bytes_to_free; ++round) {
-    const int64_t cutoff = round + 1 < kRounds
-                               ? estimate_eviction_cutoff(*this, bytes_to_free - freed)
-                               : std::numeric_limits<int64_t>::max();
-    freed += evict_used_before(*this, cutoff, bytes_to_free - freed);
+  try {
+    for (int round = 0; round < kRounds && freed < bytes_to_free; ++round) {
+      const int64_t cutoff = round + 1 < kRounds
+                                 ? estimate_eviction_cutoff(*this, bytes_to_free - freed)
+                                 : std::numeric_limits<int64_t>::max();
+      evict_used_before(*this, cutoff, bytes_to_free, freed);
+    }
+  } catch (const std::bad_alloc&) {
+    // Each eviction allocates (the sample, a non-resident copy) before it changes anything,
+    // so a failure leaves nothing half done and what was freed stays counted. Stop there
+    // rather than throw: the item pager would end, and a write evicting inline answers
+    // OutOfMemory as it would with nothing evictable.
   }
   return freed;
 }

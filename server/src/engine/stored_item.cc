@@ -117,6 +117,7 @@ std::shared_ptr<Item> remeta_item(const ItemPtr& base) {
 }
 
 std::shared_ptr<Item> make_non_resident(const Item& document) {
+  if (fail_non_resident_for_testing.load(std::memory_order_relaxed)) throw std::bad_alloc();
   // An InlineItem of the key alone: the value's bytes are what eviction frees.
   auto item = make_item(document.key(), {});
   item->flags = document.flags;

@@ -3,6 +3,7 @@
 // its value and its reference count; an item that only changes metadata (touch, lock)
 // shares the bytes of the item it replaces instead of copying them.
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -29,6 +30,10 @@ std::shared_ptr<Item> remeta_item(const ItemPtr& base);
 // with its key and a copy of its metadata (the disk holds the whole document) and an empty
 // value. It costs the quota its key and the per-item overhead only.
 std::shared_ptr<Item> make_non_resident(const Item& document);
+
+// Test seam: while this is set, make_non_resident() fails as if the allocation had
+// (std::bad_alloc), so tests can reach eviction's failure path.
+inline std::atomic<bool> fail_non_resident_for_testing{false};
 
 // The bytes an item with these sizes counts towards the memory quota: its key and value
 // plus the allocation and hash-table overhead each item costs.

@@ -11,7 +11,9 @@
 
 #include "common/clock.h"
 #include "engine/persistent_engine_fixture.h"
+#include "engine/item_pager.h"
 #include "engine/stored_item.h"
+#include "executor/manual_executor.h"
 #include "xattr/blob.h"
 
 namespace tern::engine {
@@ -102,6 +104,43 @@ TEST_F(ValueEvictionTest, ADocumentLockedBeforeItsFlushIsEvictableOnceFlushedAnd
   ASSERT_EQ(engine().unlock("doc", locked.item->cas), Status::Success);
   EXPECT_EQ(evict_all(), value.size());
   EXPECT_TRUE(engine().evicted("doc").has_value());
+}
+
+// While nothing can be allocated, eviction stops cleanly: nothing thrown, nothing changed.
+TEST_F(ValueEvictionTest, EvictionThatCannotAllocateStopsWithoutThrowing) {
+  const std::string value(500, 'v');
+  data_.set("doc", value);
+  persist();
+  const uint64_t before = engine().mem_used();
+  fail_non_resident_for_testing = true;
+  size_t freed = 1;
+  EXPECT_NO_THROW(freed = evict_all());
+  fail_non_resident_for_testing = false;
+  EXPECT_EQ(freed, 0u);
+  EXPECT_EQ(engine().mem_used(), before);
+  EXPECT_EQ(data_.value_of("doc"), value);
+  EXPECT_EQ(evict_all(), value.size()) << "and works again once memory is back";
+}
+
+// The item pager survives such a failure, and evicts when woken once memory is back.
+TEST_F(ValueEvictionTest, TheItemPagerKeepsRunningWhenEvictionCannotAllocate) {
+  executor::ManualExecutor executor(clock_);
+  const executor::TaskId pager = attach_item_pager(engine(), executor, executor::kServerOwner);
+  const std::string value(1000, 'v');
+  for (int i = 0; engine().mem_used() <= engine().high_watermark_bytes(); ++i) {
+    ASSERT_EQ(data_.set("k" + std::to_string(i), value, i % kTestVBucketCount).status,
+              Status::Success);
+    persist();
+  }
+  const uint64_t before = engine().mem_used();
+  fail_non_resident_for_testing = true;
+  EXPECT_EQ(executor.run_ready(), 1u) << "memory pressure woke the pager";
+  fail_non_resident_for_testing = false;
+  EXPECT_EQ(engine().mem_used(), before);
+  executor.wake(pager);
+  EXPECT_EQ(executor.run_ready(), 1u) << "the pager is still scheduled";
+  for (int pass = 0; pass < 100 && executor.ready_count() > 0; ++pass) executor.run_ready();
+  EXPECT_LE(engine().mem_used(), engine().low_watermark_bytes());
 }
 
 TEST_F(ValueEvictionTest, AWritePastTheQuotaEvictsPersistedValuesInline) {
