@@ -1,8 +1,8 @@
 // INCREMENT and DECREMENT: extras are delta u64, initial u64, expiry u32; the answer's
 // value is the counter after the operation as a big-endian u64.
+#include "commands/background_fetch.h"
 #include "commands/command.h"
 #include "commands/durable_reply.h"
-#include "commands/engine_status.h"
 #include "protocol/codec.h"
 
 namespace tern::commands {
@@ -14,10 +14,7 @@ Outcome arithmetic(const Command& cmd) {
   const engine::ArithmeticResult result =
       cmd.documents().arithmetic(cmd.key(), cmd.opcode == protocol::Opcode::Increment, delta,
                                  initial, expiry, cmd.request.cas, cmd.mutation_options());
-  if (result.status != engine::Status::Success) {
-    cmd.reply.error(to_wire(result.status));
-    return Outcome::Continue;
-  }
+  if (result.status != engine::Status::Success) return answer_engine_failure(cmd, result.status);
   uint8_t counter[8];
   protocol::store_be64(counter, result.value);
   return succeed_mutation(cmd, result.cas,

@@ -9,6 +9,7 @@
 #include "commands/command.h"
 #include "commands/command_table.h"
 #include "commands/node.h"
+#include "commands/parked_request.h"
 #include "commands/request_checks.h"
 #include "commands/session.h"
 #include "protocol/datatype.h"
@@ -83,10 +84,27 @@ void Dispatcher::add_stat_provider(StatProvider& provider) { providers_.push_bac
 
 Outcome Dispatcher::execute(const protocol::Frame& received, Session& session,
                             std::vector<uint8_t>& out) {
-  const Opcode loud = protocol::loud_variant(static_cast<Opcode>(received.opcode));
-  const CommandSpec* spec = find_command(loud);
   ReplyContext context{.features = session.features};
   if (session.features.has(Feature::Tracing)) context.received_ns = steady_ns();
+  return run(received, session, out, context);
+}
+
+Outcome Dispatcher::execute_again(const ParkedRequest& parked, Session& session,
+                                  std::vector<uint8_t>& out) {
+  // Checked against the session as it is now: without UnorderedExecution nothing ran since.
+  ReplyContext context{.features = session.features,
+                       .received_ns = parked.context().received_ns,
+                       .runs_again = parked.context().runs_again + 1};
+  if (context.received_ns == 0 && session.features.has(Feature::Tracing)) {
+    context.received_ns = steady_ns();
+  }
+  return run(parked.request(), session, out, context);
+}
+
+Outcome Dispatcher::run(const protocol::Frame& received, Session& session,
+                        std::vector<uint8_t>& out, ReplyContext context) {
+  const Opcode loud = protocol::loud_variant(static_cast<Opcode>(received.opcode));
+  const CommandSpec* spec = find_command(loud);
   Reply reply(received, out, context);
 
   FrameInfoRequests frame_requests;

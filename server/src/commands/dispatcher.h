@@ -16,7 +16,9 @@
 namespace tern::commands {
 
 class Node;
+class ParkedRequest;
 class Session;
+struct ReplyContext;
 
 // Receives one STAT key/value pair.
 using StatEmitter = std::function<void(std::string_view key, std::string_view value)>;
@@ -51,6 +53,13 @@ class Dispatcher {
   // Never throws on bad input: it answers with a status.
   Outcome execute(const protocol::Frame& request, Session& session, std::vector<uint8_t>& out);
 
+  // Executes again a request that was parked to run again (run_again() in parked_request.h):
+  // its saved frame, as execute() does, checked again as when it arrived. Its Tracing
+  // duration counts from its first arrival, and its context's runs_again is one more than
+  // when it was parked. It may park again.
+  Outcome execute_again(const ParkedRequest& parked, Session& session,
+                        std::vector<uint8_t>& out);
+
   // Appends an error response for `request` (used by the network layer for requests it
   // rejects before execution, e.g. a body over the size limit).
   static void append_error(const protocol::Frame& request, protocol::Status status,
@@ -59,6 +68,10 @@ class Dispatcher {
   Node& node() { return node_; }
 
  private:
+  // execute() with what its answers depend on besides the session.
+  Outcome run(const protocol::Frame& request, Session& session, std::vector<uint8_t>& out,
+              ReplyContext context);
+
   Node& node_;
   std::vector<StatProvider*> providers_;
 };

@@ -6,12 +6,14 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <ostream>
 #include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "auth/scram_algorithm.h"
@@ -187,25 +189,40 @@ inline void expect_error(const Response& r, protocol::Status status) {
 // (finish_ready()), on the test's thread. Single-threaded, as tests on a ManualExecutor are.
 class TestParker final : public RequestParker {
  public:
+  // Executes a request parked to run again (run_again()), appending its answer to the bytes.
+  using RunAgain = std::function<void(const ParkedRequest&, Bytes&)>;
+
+  explicit TestParker(RunAgain run_again) : run_again_(std::move(run_again)) {}
+
   ParkedNotifier park(const protocol::Frame& request, const ReplyContext& context) override {
     auto slot = std::make_shared<Slot>(request, context);
     slots_.push_back(slot);
     return [slot](Completion completion) {
-      if (!slot->completion) slot->completion = std::move(completion);
+      if (slot->ended) return;
+      slot->ended = true;
+      slot->completion = std::move(completion);
     };
   }
 
   // Requests parked and not yet finished.
   size_t waiting() const { return slots_.size(); }
 
-  // The answers of the parked requests whose wait has ended, in the order they were parked.
+  // The answers of the parked requests whose wait has ended, in the order they were parked;
+  // those parked to run again run now (and may park again).
   std::vector<Response> finish_ready() {
-    Bytes out;
-    std::erase_if(slots_, [&out](const std::shared_ptr<Slot>& slot) {
-      if (!slot->completion) return false;
-      slot->request.finish(slot->completion, out);
-      return true;
+    std::vector<std::shared_ptr<Slot>> ready;
+    std::erase_if(slots_, [&ready](const std::shared_ptr<Slot>& slot) {
+      if (slot->ended) ready.push_back(slot);
+      return slot->ended;
     });
+    Bytes out;
+    for (const std::shared_ptr<Slot>& slot : ready) {
+      if (slot->completion) {
+        slot->request.finish(slot->completion, out);
+      } else {
+        run_again_(slot->request, out);
+      }
+    }
     return decode_all(out);
   }
 
@@ -213,8 +230,10 @@ class TestParker final : public RequestParker {
   struct Slot {
     Slot(const protocol::Frame& frame, const ReplyContext& context) : request(frame, context) {}
     ParkedRequest request;
-    Completion completion;
+    bool ended = false;
+    Completion completion;  // empty: run again
   };
+  const RunAgain run_again_;
   std::vector<std::shared_ptr<Slot>> slots_;
 };
 
@@ -222,7 +241,12 @@ class TestParker final : public RequestParker {
 // the node shares. Its requests may wait (parker()).
 class Connection {
  public:
-  Connection(Dispatcher& dispatcher, Node& node) : dispatcher_(dispatcher), session_(node) {
+  Connection(Dispatcher& dispatcher, Node& node)
+      : dispatcher_(dispatcher),
+        parker_([this](const ParkedRequest& parked, Bytes& out) {
+          last_outcome_ = dispatcher_.execute_again(parked, session_, out);
+        }),
+        session_(node) {
     session_.parker = &parker_;
   }
 

@@ -6,21 +6,16 @@
 #include <gtest/gtest.h>
 
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
 #include "commands/dispatcher.h"
 #include "commands/dispatcher_harness.h"
 #include "commands/durable_reply.h"
-#include "commands/test_node.h"
-#include "common/clock.h"
+#include "commands/persistent_bucket_harness.h"
 #include "engine/bucket.h"
-#include "executor/manual_executor.h"
 #include "protocol/codec.h"
 #include "protocol/opcode.h"
-#include "storage/store.h"
-#include "storage/temp_dir.h"
 
 namespace tern::commands {
 namespace {
@@ -50,59 +45,7 @@ Request durable_set(const std::string& key, const std::string& value, Bytes fram
                  .extras = testing::storage_extras(0, 0), .framing_extras = std::move(framing)};
 }
 
-// A node whose one bucket, "default", is ephemeral or persistent; a persistent one is warm
-// once start() ran its warmup.
-class DurableTest : public ::testing::Test {
- protected:
-  ~DurableTest() override { close(); }
-
-  void open(bool persistent) {
-    node_ = testing::make_open_node(clock_, engine::Config{.persistent = persistent});
-    if (persistent) {
-      bucket().make_persistent(
-          storage::open_rocksdb_store(dir_.sub("default" + std::to_string(++opened_)), {}));
-    }
-    dispatcher_ = std::make_unique<Dispatcher>(*node_);
-  }
-
-  void open_warm() {
-    open(true);
-    bucket().persistence()->start(executor_, bucket().executor_owner());
-    executor_.run_ready();
-    ASSERT_TRUE(bucket().warm());
-  }
-
-  // A connection that negotiated what durable writes need, and mutation tokens.
-  Connection& connect() {
-    connections_.push_back(std::make_unique<Connection>(*dispatcher_, *node_));
-    Connection& c = *connections_.back();
-    EXPECT_EQ(c.hello({Feature::Xerror, Feature::AltRequestSupport, Feature::SyncReplication,
-                       Feature::MutationSeqno, Feature::Json})
-                  .status,
-              Status::Success);
-    return c;
-  }
-
-  // Drops the connections, then the node, once its tasks are stopped.
-  void close() {
-    connections_.clear();
-    if (node_ != nullptr) executor_.unregister(bucket().executor_owner());
-    node_.reset();
-  }
-
-  // Runs the flusher (and whatever else is due): durable writes it persists are committed.
-  void flush() { executor_.run_ready(); }
-
-  engine::Bucket& bucket() { return *node_->buckets().front(); }
-
-  ManualClock clock_;
-  storage::TempDir dir_;
-  executor::ManualExecutor executor_{clock_};
-  std::unique_ptr<Node> node_;
-  std::unique_ptr<Dispatcher> dispatcher_;
-  std::vector<std::unique_ptr<Connection>> connections_;
-  int opened_ = 0;
-};
+using DurableTest = testing::PersistentBucketTest;
 
 TEST_F(DurableTest, EachBucketTypeTakesTheLevelsItCanHonour) {
   struct Case {
@@ -304,6 +247,31 @@ TEST_F(DurableTest, ObserveSeqnoOnAnEphemeralBucketReportsTheCurrentSeqnoAsPersi
   EXPECT_EQ(observe(c, bucket()), std::make_pair(uint64_t{1}, uint64_t{1}));
 }
 
+// FLUSH clears memory only: on a persistent bucket the documents would come back from disk.
+TEST_F(DurableTest, FlushIsNotSupportedOnAPersistentBucket) {
+  for (bool persistent : {false, true}) {
+    SCOPED_TRACE(persistent ? "persistent" : "ephemeral");
+    close();
+    if (persistent) {
+      open_warm();
+    } else {
+      open(false);
+    }
+    Connection& c = connect();
+    ASSERT_EQ(c.set("k", "v").status, Status::Success);
+    for (Opcode flush : {Opcode::Flush, Opcode::FlushQ}) {
+      const std::vector<Response> answers = c.run({.opcode = flush});
+      if (persistent) {
+        ASSERT_EQ(answers.size(), 1u);
+        expect_error(answers[0], Status::NotSupported);
+      } else {
+        EXPECT_EQ(answers.size(), flush == Opcode::Flush ? 1u : 0u);
+      }
+    }
+    EXPECT_EQ(c.get("k").status, persistent ? Status::Success : Status::KeyEnoent);
+  }
+}
+
 std::map<std::string, std::string> stats(Connection& c) {
   std::map<std::string, std::string> out;
   for (const Response& r : c.run({.opcode = Opcode::Stat})) out[r.key] = r.value;
@@ -330,7 +298,6 @@ TEST_F(DurableTest, StatShowsPersistenceOnlyForAPersistentBucket) {
   EXPECT_EQ(after["ep_total_persisted"], "2");
   EXPECT_EQ(after["ep_durability_pending"], "0");
   EXPECT_EQ(after["ep_durability_committed"], "1");
-  EXPECT_EQ(after.count("ep_bg_fetched"), 0u);
 }
 
 }  // namespace

@@ -17,6 +17,9 @@ protocol::Status to_wire(engine::Status status) {
     case Status::NotLocked: return Wire::NotLocked;
     case Status::OutOfMemory: return Wire::Enomem;
     case Status::SyncWriteInProgress: return Wire::SyncWriteInProgress;
+    // Handlers fetch the value and run again (background_fetch.h); one that could not tells
+    // the client to retry.
+    case Status::NotResident: return Wire::Etmpfail;
   }
   return Wire::Einternal;  // unreachable: every enumerator is mapped above
 }

@@ -10,7 +10,9 @@ namespace tern::commands {
 
 // Success -> Success, NotFound -> KeyEnoent, Exists and CasMismatch -> KeyEexists (the
 // protocol does not tell them apart), NotStored -> NotStored, TooBig -> E2big, NotANumber
-// -> DeltaBadval, Locked -> Locked, NotLocked -> NotLocked, OutOfMemory -> Enomem.
+// -> DeltaBadval, Locked -> Locked, NotLocked -> NotLocked, OutOfMemory -> Enomem,
+// SyncWriteInProgress -> SyncWriteInProgress, NotResident -> Etmpfail (it should never reach
+// the wire: handlers fetch the value, background_fetch.h).
 protocol::Status to_wire(engine::Status status);
 
 }  // namespace tern::commands

@@ -2,8 +2,8 @@
 // may learn about a document or a vbucket besides its value.
 #include <algorithm>
 
+#include "commands/background_fetch.h"
 #include "commands/command.h"
-#include "commands/engine_status.h"
 #include "protocol/codec.h"
 
 namespace tern::commands {
@@ -21,10 +21,7 @@ constexpr uint8_t kObserveNoFailover = 0;
 // seqno u64, and, when the request's one byte of extras asks for version 2, datatype u8.
 Outcome get_meta(const Command& cmd) {
   const engine::MetaResult meta = cmd.documents().get_meta(cmd.key());
-  if (meta.status != engine::Status::Success) {
-    cmd.reply.error(to_wire(meta.status));
-    return Outcome::Continue;
-  }
+  if (meta.status != engine::Status::Success) return answer_engine_failure(cmd, meta.status);
   uint8_t extras[21];
   protocol::store_be32(extras, meta.deleted ? 1 : 0);
   protocol::store_be32(extras + 4, meta.flags);

@@ -7,6 +7,12 @@
 // thread, with a completion; the connection runs the completion on its own event loop with a
 // Reply for the saved request, as kv_engine resumes a cookie's command context.
 //
+// A request may also wait for something other than its answer (a background fetch of an
+// evicted value, background_fetch.h): its wait ends with run_again(), and the connection then
+// executes the saved frame through the dispatcher as when it arrived (Dispatcher::
+// execute_again), on its loop and in its place in the request order. Running again may park
+// the request again.
+//
 // The connection decides where the answer goes: without UnorderedExecution it runs no later
 // request while one is parked, so answers stay in request order; with it, the answer goes out
 // when it is ready. A connection that closed meanwhile drops the completion.
@@ -25,10 +31,14 @@ namespace tern::commands {
 using Completion = std::function<void(Reply& reply)>;
 
 // Ends a parked request's wait. Callable from any thread and never blocks: it posts the
-// completion to the connection's event loop. Only the first call counts. If every copy of it is
-// destroyed uncalled (the one waiting on it gave up, e.g. the bucket shut down), the request
-// answers Etmpfail, so that an ordered connection never waits forever.
+// completion to the connection's event loop. An empty completion runs the request again
+// instead (run_again()). Only the first call counts. If every copy of it is destroyed uncalled
+// (the one waiting on it gave up, e.g. the bucket shut down), the request answers Etmpfail, so
+// that an ordered connection never waits forever.
 using ParkedNotifier = std::function<void(Completion completion)>;
+
+// Ends a parked request's wait by executing it again rather than answering it.
+inline void run_again(const ParkedNotifier& notify) { notify(Completion{}); }
 
 // A request and what its answers depend on, copied out of the read buffer.
 class ParkedRequest {

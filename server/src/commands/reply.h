@@ -39,6 +39,9 @@ struct ReplyContext {
   engine::VBucket* mutated_vbucket = nullptr;
   // When the request was received (steady nanoseconds), for the Tracing frame.
   int64_t received_ns = 0;
+  // How many times the request has been executed again after a wait (run_again() in
+  // parked_request.h), so that a request whose wait never helps gives up.
+  uint32_t runs_again = 0;
 };
 
 // Steady-clock nanoseconds: when a request was received, for the Tracing frame.

@@ -1,4 +1,5 @@
 // GET and its relatives: every hit answers with 4 bytes of flags, the body and its CAS.
+#include "commands/background_fetch.h"
 #include "commands/command.h"
 #include "commands/engine_status.h"
 #include "protocol/codec.h"
@@ -15,13 +16,12 @@ bool echoes_key(Opcode op) { return op == Opcode::GetK; }
 
 Outcome answer(const Command& cmd, const engine::GetResult& result) {
   if (result.status != engine::Status::Success) {
-    const protocol::Status status = to_wire(result.status);
     if (result.status == engine::Status::NotFound && echoes_key(cmd.opcode)) {
-      cmd.reply.error_with_key(status, Command::as_text(cmd.request.key));  // as sent
-    } else {
-      cmd.reply.error(status);
+      // The key as sent, not the stored one.
+      cmd.reply.error_with_key(to_wire(result.status), Command::as_text(cmd.request.key));
+      return Outcome::Continue;
     }
-    return Outcome::Continue;
+    return answer_engine_failure(cmd, result.status);
   }
   const engine::Item& item = *result.item;
   // A plain read answers the body only: XATTRs are read with sub-document lookups.
@@ -59,11 +59,8 @@ Outcome get_locked(const Command& cmd) {
 Outcome touch(const Command& cmd) {
   const engine::MutationResult result =
       cmd.documents().touch(cmd.key(), protocol::load_be32(cmd.extras()));
-  if (result.status != engine::Status::Success) {
-    cmd.reply.error(to_wire(result.status));
-  } else {
-    cmd.reply.success(ReplyBody{.cas = result.cas});
-  }
+  if (result.status != engine::Status::Success) return answer_engine_failure(cmd, result.status);
+  cmd.reply.success(ReplyBody{.cas = result.cas});
   return Outcome::Continue;
 }
 
@@ -75,11 +72,8 @@ Outcome unlock(const Command& cmd) {
     return Outcome::Continue;
   }
   const engine::Status status = cmd.documents().unlock(cmd.key(), cmd.request.cas);
-  if (status != engine::Status::Success) {
-    cmd.reply.error(to_wire(status));
-  } else {
-    cmd.reply.success();
-  }
+  if (status != engine::Status::Success) return answer_engine_failure(cmd, status);
+  cmd.reply.success();
   return Outcome::Continue;
 }
 

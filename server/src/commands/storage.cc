@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "commands/background_fetch.h"
 #include "commands/command.h"
 #include "commands/durable_reply.h"
-#include "commands/engine_status.h"
 #include "protocol/codec.h"
 #include "protocol/datatype.h"
 #include "subdoc/json_document.h"
@@ -25,10 +25,7 @@ namespace {
 // the two apart: a client that asks for each mutation's seqno wants its CAS too, and every
 // Couchbase SDK asks; open-access sessions start with XERROR on, so that could not tell them.
 Outcome answer(const Command& cmd, const engine::MutationResult& result, bool with_cas) {
-  if (result.status != engine::Status::Success) {
-    cmd.reply.error(to_wire(result.status));
-    return Outcome::Continue;
-  }
+  if (result.status != engine::Status::Success) return answer_engine_failure(cmd, result.status);
   return succeed_mutation(cmd, result.cas,
                           ReplyBody{.cas = with_cas ? result.cas : 0, .seqno = result.seqno});
 }
@@ -110,7 +107,14 @@ Outcome remove(const Command& cmd) {
                 cmd.session.features.has(Feature::MutationSeqno));
 }
 
+// A persistent bucket's documents are on disk too, and FLUSH clears memory only: they would
+// come back at the next warmup. Couchbase does not flush its couchbase buckets over the
+// binary protocol either (the cluster manager does, over REST).
 Outcome flush(const Command& cmd) {
+  if (cmd.bucket().persistence() != nullptr) {
+    cmd.reply.error(protocol::Status::NotSupported);
+    return Outcome::Continue;
+  }
   cmd.documents().flush(cmd.has_extras() ? protocol::load_be32(cmd.extras()) : 0);
   cmd.reply.success();
   return Outcome::Continue;

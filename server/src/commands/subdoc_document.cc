@@ -204,9 +204,10 @@ Status SubdocDocument::lookup_xattr(const subdoc::Spec& spec, std::string_view& 
 
 Status read_subdoc_document(engine::Engine& engine, std::string_view key,
                             const subdoc::Request& request, uint64_t request_cas,
-                            uint64_t vbucket_uuid, SubdocDocument& doc) {
+                            uint64_t vbucket_uuid, SubdocDocument& doc, bool& evicted) {
   const engine::GetResult read =
       engine.get_document(key, request.has(subdoc::kDocAccessDeleted));
+  evicted = read.status == engine::Status::NotResident;
   if (read.status != engine::Status::Success) {
     doc.load_missing(vbucket_uuid);
     return to_wire(read.status);

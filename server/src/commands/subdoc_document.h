@@ -153,9 +153,13 @@ class SubdocDocument {
 // - for a mutation, Locked when the document is locked and `request_cas` is 0, KeyEexists
 //   when `request_cas` is not 0 and not the document's CAS (a locked document's lock CAS
 //   is left to write_document to check);
-// - Einternal as load().
+// - Einternal as load();
+// - Etmpfail with `evicted` set: the document's value is not in memory (engine NotResident);
+//   the caller fetches it and runs the request again (background_fetch.h). `evicted` is
+//   false for every other answer.
 protocol::Status read_subdoc_document(engine::Engine& engine, std::string_view key,
                                       const subdoc::Request& request, uint64_t request_cas,
-                                      uint64_t vbucket_uuid, SubdocDocument& doc);
+                                      uint64_t vbucket_uuid, SubdocDocument& doc,
+                                      bool& evicted);
 
 }  // namespace tern::commands

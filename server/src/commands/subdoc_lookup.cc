@@ -13,6 +13,7 @@
 // The CAS is what a read reports: kLockedCas while the document is locked, as GET.
 #include <string>
 
+#include "commands/background_fetch.h"
 #include "commands/command.h"
 #include "commands/subdoc_command.h"
 #include "commands/subdoc_document.h"
@@ -99,8 +100,10 @@ Outcome subdoc_lookup(const Command& cmd) {
   subdoc::Request& request = buffers.request;
   Status status = decode_subdoc_command(cmd, request);
   if (status == Status::Success) {
+    bool evicted = false;
     status = read_subdoc_document(cmd.documents(), cmd.key(), request, cmd.request.cas,
-                                  vbucket_uuid(cmd), buffers.document);
+                                  vbucket_uuid(cmd), buffers.document, evicted);
+    if (evicted) return fetch_and_run_again(cmd);
   }
   if (status != Status::Success) {
     cmd.reply.error(status);

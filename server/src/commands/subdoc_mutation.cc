@@ -19,9 +19,9 @@
 //   as every Couchbase mutation does; its flags are kept.
 #include <string>
 
+#include "commands/background_fetch.h"
 #include "commands/command.h"
 #include "commands/durable_reply.h"
-#include "commands/engine_status.h"
 #include "commands/subdoc_apply.h"
 #include "commands/subdoc_command.h"
 #include "commands/subdoc_document.h"
@@ -139,8 +139,10 @@ Outcome subdoc_mutation(const Command& cmd) {
   const uint64_t vbucket_uuid = cmd.vbucket != nullptr ? cmd.vbucket->uuid() : 0;
 
   for (int attempt = 1;; ++attempt) {
-    const Status read =
-        read_subdoc_document(engine, cmd.key(), request, request_cas, vbucket_uuid, doc);
+    bool evicted = false;
+    const Status read = read_subdoc_document(engine, cmd.key(), request, request_cas,
+                                             vbucket_uuid, doc, evicted);
+    if (evicted) return fetch_and_run_again(cmd);
     const Status usable = check_document(read, request, doc);
     if (usable != Status::Success) {
       cmd.reply.error(usable);
@@ -187,8 +189,7 @@ Outcome subdoc_mutation(const Command& cmd) {
       cmd.reply.error(Status::Etmpfail);
       return Outcome::Continue;
     }
-    cmd.reply.error(to_wire(written.status));
-    return Outcome::Continue;
+    return answer_engine_failure(cmd, written.status);
   }
 }
 

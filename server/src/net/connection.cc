@@ -149,7 +149,11 @@ void Connection::finish_parked(uint64_t id, const commands::Completion& completi
   // After QUIT or an error the answers owed are sent or dropped already.
   if (closed_ || requests_.closing()) return;
   try {
-    request->finish(completion, pending_);
+    if (completion) {
+      request->finish(completion, pending_);
+    } else {
+      requests_.execute_again(*request, pending_);
+    }
   } catch (const std::exception& error) {
     spdlog::error("closing connection from {}: a parked request failed: {}", peer_,
                   error.what());

@@ -6,7 +6,8 @@
 // comes back through the loop's gate, holding only a weak reference to the connection. Until
 // then, unless the client negotiated UnorderedExecution, the connection neither reads nor
 // runs later requests, so answers leave in request order; with it, later requests run and the
-// parked answer leaves when it is ready. A connection that closed meanwhile drops it.
+// parked answer leaves when it is ready. A connection that closed meanwhile drops it. A
+// request parked to run again (after a background fetch) is executed again in its place.
 
 #include <cstdint>
 #include <map>
@@ -56,8 +57,8 @@ class Connection : public std::enable_shared_from_this<Connection>,
 
   commands::ParkedNotifier park(const protocol::Frame& request,
                                 const commands::ReplyContext& context) override;
-  // On the loop: appends the parked request's answer (unless the connection is ending) and
-  // makes what progress that allows.
+  // On the loop: appends the parked request's answer, or executes it again for an empty
+  // completion (unless the connection is ending), and makes what progress that allows.
   void finish_parked(uint64_t id, const commands::Completion& completion);
   // Whether a parked request holds back the requests after it.
   bool held_back() const;

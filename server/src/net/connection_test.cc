@@ -1,11 +1,13 @@
 // A Connection on a real socket pair and an event loop the test runs by hand, serving a
 // persistent bucket whose tasks run on a ManualExecutor: the order of answers around a
-// request that waits for the disk, with and without UnorderedExecution, and connections
-// that end while a request waits.
+// request that waits for the disk (a durable write, or a read of an evicted value that runs
+// again once fetched), with and without UnorderedExecution, and connections that end while a
+// request waits.
 #include "net/connection.h"
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,6 +38,7 @@ using protocol::Status;
 
 constexpr uint32_t kDurableOpaque = 1;
 constexpr uint32_t kNoopOpaque = 2;
+constexpr uint32_t kGetOpaque = 3;
 
 Request durable_set(const std::string& key) {
   return Request{.opcode = Opcode::Set, .key = key, .value = "v",
@@ -113,6 +116,17 @@ class ConnectionTest : public ::testing::Test {
     settle();
   }
 
+  // Stores `key`, persists it and evicts its value.
+  void store_evicted(const std::string& key, const std::string& value) {
+    send({{.opcode = Opcode::Set, .key = key, .value = value,
+           .extras = commands::testing::storage_extras(0, 0)}});
+    ASSERT_EQ(receive().size(), 1u);
+    flush();
+    engine::Engine& documents = node_->buckets().front()->documents();
+    documents.evict(std::numeric_limits<size_t>::max());
+    ASSERT_TRUE(documents.evicted(key).has_value());
+  }
+
   std::vector<uint32_t> opaques(const std::vector<Response>& answers) {
     std::vector<uint32_t> out;
     for (const Response& r : answers) out.push_back(r.opaque);
@@ -166,6 +180,32 @@ TEST_F(ConnectionTest, WithUnorderedExecutionLaterRequestsAnswerFirst) {
   const std::vector<Response> answers = receive();
   ASSERT_EQ(opaques(answers), std::vector<uint32_t>{kDurableOpaque});
   EXPECT_EQ(answers[0].status, Status::Success);
+}
+
+TEST_F(ConnectionTest, AReadOfAnEvictedValueRunsAgainInItsPlaceOnceFetched) {
+  for (bool unordered : {false, true}) {
+    SCOPED_TRACE(unordered ? "unordered" : "ordered");
+    reconnect();
+    hello(unordered ? std::initializer_list<Feature>{Feature::Xerror, Feature::UnorderedExecution}
+                    : std::initializer_list<Feature>{Feature::Xerror});
+    store_evicted("k", "value");
+    send({{.opcode = Opcode::Get, .key = "k", .opaque = kGetOpaque}, kNoop});
+    const std::vector<uint32_t> at_once =
+        unordered ? std::vector<uint32_t>{kNoopOpaque} : std::vector<uint32_t>{};
+    EXPECT_EQ(opaques(receive()), at_once);
+    EXPECT_EQ(connection_.lock()->parked_count(), 1u);
+
+    flush();  // the fetch; the request runs again on the loop
+    const std::vector<Response> answers = receive();
+    const std::vector<uint32_t> fetched = unordered
+                                              ? std::vector<uint32_t>{kGetOpaque}
+                                              : std::vector<uint32_t>{kGetOpaque, kNoopOpaque};
+    EXPECT_EQ(opaques(answers), fetched);
+    ASSERT_FALSE(answers.empty());
+    EXPECT_EQ(answers[0].status, Status::Success);
+    EXPECT_EQ(answers[0].value, "value");
+    EXPECT_EQ(connection_.lock()->parked_count(), 0u);
+  }
 }
 
 TEST_F(ConnectionTest, AClientThatHangsUpWhileARequestWaitsIsClosedOnceItIsAnswered) {

@@ -48,6 +48,15 @@ size_t RequestStream::consume(std::span<const uint8_t> input, std::vector<uint8_
   return consumed;
 }
 
+void RequestStream::execute_again(const commands::ParkedRequest& parked,
+                                  std::vector<uint8_t>& out) {
+  // Parking again needs nothing here: the connection holds later requests back while any is
+  // parked. Only QUIT closes, and it never waits.
+  if (dispatcher_.execute_again(parked, session_, out) == commands::Outcome::Close) {
+    closing_ = true;
+  }
+}
+
 size_t RequestStream::consume_frame(std::span<const uint8_t> input, std::vector<uint8_t>& out) {
   Frame frame;
   if (protocol::decode_frame(input, frame) == DecodeResult::Ok) {

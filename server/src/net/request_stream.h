@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "commands/dispatcher.h"
+#include "commands/parked_request.h"
 #include "commands/session.h"
 
 namespace tern::net {
@@ -28,6 +29,10 @@ class RequestStream {
   // once the connection must close, or after a request that was parked (Outcome::WouldBlock)
   // unless the session negotiated UnorderedExecution: later requests wait for its answer.
   size_t consume(std::span<const uint8_t> input, std::vector<uint8_t>& out, size_t out_limit);
+
+  // Executes a parked request again (commands::run_again), appending its answer, if it has
+  // one now, to `out`; it may park again.
+  void execute_again(const commands::ParkedRequest& parked, std::vector<uint8_t>& out);
 
   // True once the connection must close after sending what has been appended.
   bool closing() const { return closing_; }

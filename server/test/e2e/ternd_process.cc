@@ -162,4 +162,19 @@ void TerndProcess::drain_stderr() {
   }
 }
 
+ConfigFile::ConfigFile(const std::string& text) {
+  const char* tmp = ::getenv("TMPDIR");
+  std::string name = std::string(tmp && *tmp ? tmp : "/tmp") + "/tern-e2e-config-XXXXXX.toml";
+  const int fd = ::mkstemps(name.data(), 5);
+  EXPECT_GE(fd, 0) << "cannot create " << name;
+  if (fd < 0) return;
+  EXPECT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ::close(fd);
+  path_ = name;
+}
+
+ConfigFile::~ConfigFile() {
+  if (!path_.empty()) ::unlink(path_.c_str());
+}
+
 }  // namespace tern::e2e

@@ -51,4 +51,21 @@ class TerndProcess {
   std::string own_data_dir_;  // the fresh --data-dir given to the process, or empty
 };
 
+// A configuration file for a test's ternd: `text` in a fresh temporary .toml file, removed
+// with the object.
+class ConfigFile {
+ public:
+  explicit ConfigFile(const std::string& text);
+  ~ConfigFile();
+  ConfigFile(const ConfigFile&) = delete;
+  ConfigFile& operator=(const ConfigFile&) = delete;
+
+  const std::string& path() const { return path_; }
+  // --config and the path, to start a TerndProcess with.
+  std::vector<std::string> args() const { return {"--config", path_}; }
+
+ private:
+  std::string path_;
+};
+
 }  // namespace tern::e2e
