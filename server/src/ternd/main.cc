@@ -18,6 +18,7 @@
 #include "executor/executor_pool.h"
 #include "net/server.h"
 #include "config/file_config.h"
+#include "ternd/bucket_tasks_stop.h"
 #include "ternd/executor_stats.h"
 #include "ternd/hash_password.h"
 #include "ternd/node_builder.h"
@@ -57,11 +58,13 @@ int main(int argc, char** argv) {
       for (const std::string& warning : file->warnings) spdlog::warn("{}", warning);
       tern::ternd::apply_server_settings(file->server, *options);
     }
-    auto node = tern::ternd::build_node(*options, file ? &*file : nullptr);
-
     // Background work: in each bucket, expired items are swept out, and memory pressure
-    // wakes the evictor. Declared after the node so that its tasks stop before buckets go.
+    // wakes the evictor; persistent buckets warm up, flush and time durable writes out.
+    // Declared before the node, so that it outlives the buckets, whose destructors cancel
+    // their own tasks; `stop_bucket_tasks` stops every bucket's tasks before the buckets go.
     tern::executor::ExecutorPool executor;
+    auto node = tern::ternd::build_node(*options, file ? &*file : nullptr);
+    tern::ternd::BucketTasksStop stop_bucket_tasks(executor, *node);
     for (const auto& bucket : node->buckets()) {
       tern::engine::Engine& documents = bucket->documents();
       executor.schedule(std::make_shared<tern::engine::ExpiryPager>(
