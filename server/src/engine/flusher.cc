@@ -99,12 +99,30 @@ void Flusher::write_batch() {
   }
 }
 
+bool Flusher::advance_persisted_seqnos() {
+  bool advanced = false;
+  for (size_t id = 0; id < vbuckets_.size(); ++id) {
+    if (snapshot_[id] > vbuckets_[id].persisted_seqno()) {
+      vbuckets_[id].set_persisted_seqno(snapshot_[id]);
+      advanced = true;
+    }
+  }
+  return advanced;
+}
+
 bool Flusher::flush_once() {
   // Read before the take: see the header for why this makes the persisted seqnos exact.
   for (size_t id = 0; id < vbuckets_.size(); ++id) snapshot_[id] = vbuckets_[id].high_seqno();
   engine_.take_dirty(batch_);
   todo_.store(batch_.size(), std::memory_order_relaxed);
-  if (batch_.empty()) return true;
+  // Nothing queued: every change numbered up to the snapshot is already on disk (an earlier
+  // batch took it, possibly one that read its snapshot just before the change was numbered),
+  // so the persisted seqnos may still move up to it, and a durable write waiting on them
+  // completes now rather than at the next write.
+  if (batch_.empty()) {
+    if (advance_persisted_seqnos() && persisted_listener_) persisted_listener_();
+    return true;
+  }
 
   std::copy(snapshot_.begin(), snapshot_.end(), stored_.begin());
   records_.clear();
@@ -132,11 +150,7 @@ bool Flusher::flush_once() {
     return false;
   }
 
-  for (size_t id = 0; id < vbuckets_.size(); ++id) {
-    if (snapshot_[id] > vbuckets_[id].persisted_seqno()) {
-      vbuckets_[id].set_persisted_seqno(snapshot_[id]);
-    }
-  }
+  advance_persisted_seqnos();
   total_persisted_.fetch_add(batch_.size(), std::memory_order_relaxed);
   batches_.fetch_add(1, std::memory_order_relaxed);
   todo_.store(0, std::memory_order_relaxed);

@@ -77,6 +77,9 @@ class Flusher final : public executor::Task {
  private:
   // One batch: returns false when the store refused it (it stays in batch_ for a retry).
   bool flush_once();
+  // Raises each vbucket's persisted seqno to the snapshot the run read; returns whether any
+  // moved.
+  bool advance_persisted_seqnos();
 
   // Writes records_ and seqnos_ to the store: one synced batch, or one per record in the
   // baseline mode. Throws storage::StoreError as Store::write does.

@@ -78,6 +78,27 @@ TEST_F(FlusherTest, SleepsUntilAWriteWakesIt) {
   EXPECT_EQ(executor_.ready_count(), 0u) << "back to sleep until the next write";
 }
 
+// A change numbered just after a run read the high seqnos, but queued before it took the
+// queues, is written by that run while the persisted seqno stops below it. The next run
+// takes nothing; it must still move the persisted seqno up, or a durable write waiting on
+// that change would wait for some unrelated later write (or time out).
+TEST_F(FlusherTest, ARunThatTakesNothingStillAdvancesThePersistedSeqnos) {
+  const MutationResult written = data_.set("k", "v", 3);
+  ASSERT_EQ(written.status, Status::Success);
+  executor_.run_ready();
+  ASSERT_EQ(data_.vbuckets()[3].persisted_seqno(), written.seqno);
+  ASSERT_EQ(persisted_calls_, 1);
+
+  // As if that run had also taken, and written, the change numbered next.
+  const uint64_t taken_late = data_.vbuckets()[3].record_mutation();
+  flusher_->flush_all();
+  EXPECT_EQ(data_.vbuckets()[3].persisted_seqno(), taken_late);
+  EXPECT_EQ(persisted_calls_, 2) << "waiting durable writes are told";
+
+  flusher_->flush_all();
+  EXPECT_EQ(persisted_calls_, 2) << "no news, no call";
+}
+
 TEST_F(FlusherTest, WritesThatArriveTogetherShareOneSyncedBatch) {
   for (int i = 0; i < 100; ++i) {
     ASSERT_EQ(data_.set("key" + std::to_string(i), "v", i % kTestVBucketCount).status,
