@@ -17,6 +17,7 @@
 #include "engine/bg_fetcher.h"
 #include "engine/bucket.h"
 #include "protocol/opcode.h"
+#include "xattr/blob.h"
 
 namespace tern::commands {
 namespace {
@@ -31,11 +32,33 @@ using testing::expect_error;
 using testing::Request;
 using testing::Response;
 
+constexpr uint8_t kXattrDatatype = 0x04;
+
+// A value with an XATTR section holding one system attribute, then `body`.
+std::string with_system_xattr(const std::string& body) {
+  const xattr::Attribute attributes[] = {{"_sys", R"({"n":1})"}};
+  std::string value;
+  xattr::append_section(attributes, value);
+  return value + body;
+}
+
 class BackgroundFetchTest : public testing::PersistentBucketTest {
  protected:
-  // Writes `documents` (key, value), persists them and evicts every value.
+  // Writes `documents` (key, value; "x" with a system attribute, straight into the engine:
+  // clients may not send XATTR sections), persists them and evicts every value.
   void store_and_evict(Connection& c, const std::map<std::string, std::string>& documents) {
-    for (const auto& [key, value] : documents) ASSERT_EQ(c.set(key, value).status, Status::Success);
+    for (const auto& [key, value] : documents) {
+      if (key == "x") {
+        ASSERT_EQ(bucket()
+                      .documents()
+                      .store(engine::StoreMode::Set, key, with_system_xattr(value), 0, 0,
+                             kXattrDatatype, 0, {.vbucket = bucket().vbucket(0)})
+                      .status,
+                  engine::Status::Success);
+      } else {
+        ASSERT_EQ(c.set(key, value).status, Status::Success);
+      }
+    }
     flush();
     evict_all();
   }
@@ -75,6 +98,10 @@ TEST_F(BackgroundFetchTest, EachCommandThatNeedsAnEvictedValueWaitsForTheFetch) 
       {"subdoc lookup",
        {.opcode = Opcode::SubdocGet, .key = "doc", .value = "a", .extras = path_a},
        Status::Success, "1"},
+      {"set keeping attributes",
+       {.opcode = Opcode::Set, .key = "x", .value = "new", .extras = testing::storage_extras(0, 0)},
+       Status::Success, ""},
+      {"delete keeping attributes", {.opcode = Opcode::Delete, .key = "x"}, Status::Success, ""},
       {"subdoc mutation",
        {.opcode = Opcode::SubdocDictUpsert, .key = "doc", .value = "a2", .extras = path_a},
        Status::Success, ""},
@@ -83,7 +110,7 @@ TEST_F(BackgroundFetchTest, EachCommandThatNeedsAnEvictedValueWaitsForTheFetch) 
   Connection& c = connect();
   for (Case& test : cases) {
     SCOPED_TRACE(test.name);
-    stored_ = {{"k", "100"}, {"doc", R"({"a":1})"}};
+    stored_ = {{"k", "100"}, {"doc", R"({"a":1})"}, {"x", "old"}};
     store_and_evict(c, stored_);
     const uint64_t fetched_before = fetched();
     ASSERT_TRUE(c.run(test.request).empty());
@@ -102,6 +129,11 @@ TEST_F(BackgroundFetchTest, EachCommandThatNeedsAnEvictedValueWaitsForTheFetch) 
     EXPECT_EQ(c.last_outcome(), Outcome::Continue);
     EXPECT_EQ(c.parker().waiting(), 0u);
     EXPECT_EQ(fetched() - fetched_before, 1u);
+    if (test.request.opcode == Opcode::Set) {
+      EXPECT_EQ(c.get("x").value, "new");
+    } else if (test.request.opcode == Opcode::Delete) {
+      EXPECT_EQ(c.get("x").status, Status::KeyEnoent);
+    }
     if (test.request.opcode == Opcode::GetLocked) {
       ASSERT_EQ(c.one({.opcode = Opcode::UnlockKey, .key = "k", .cas = answers[0].cas}).status,
                 Status::Success);
