@@ -62,7 +62,12 @@ class RocksDBStore final : public Store {
   explicit RocksDBStore(std::unique_ptr<rocksdb::DB> db) : db_(std::move(db)) {}
 
   ~RocksDBStore() override {
-    // Every write was synced to the WAL, so nothing is lost if closing reports an error.
+    // Every write was synced to the WAL, so nothing is lost if these report an error. The
+    // flush moves the memtable into a table file, so that the next open need not replay the
+    // whole log (seconds after a load of a million items).
+    rocksdb::FlushOptions flush;
+    flush.wait = true;
+    (void)db_->Flush(flush);
     (void)db_->Close();
   }
 
