@@ -80,10 +80,12 @@ start_node() {
     "$ternd" --config "$config" --port "$port" --data-dir "$data" "${extra_args[@]}" \
       < /dev/null > "$log" 2>&1 &
     pid=$!
-    # Wait for its "listening on" line, or for it to die (a port taken meanwhile: try the next).
+    # Wait for its "listening on" and "ternd ready" lines (a persistent bucket answers
+    # Etmpfail until warm), or for it to die (a port taken meanwhile: try the next).
     local waited
     for ((waited = 0; waited < 300; waited++)); do
-      if grep -q "listening on 127.0.0.1:$port" "$log" 2>/dev/null; then
+      if grep -q "listening on 127.0.0.1:$port" "$log" 2>/dev/null &&
+         grep -q "ternd ready" "$log" 2>/dev/null; then
         echo "$pid" > "$dir/node$i.pid"
         echo "$port"
         return 0

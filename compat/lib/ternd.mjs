@@ -52,12 +52,13 @@ export async function startTernd({ args = [], dataDir } = {}) {
   const port = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`ternd printed no 'listening on' line within ${START_TIMEOUT_MS} ms; its output:\n${output}`));
+      reject(new Error(`ternd printed no 'listening on' and 'ternd ready' lines within ${START_TIMEOUT_MS} ms; its output:\n${output}`));
     }, START_TIMEOUT_MS);
     const onData = (chunk) => {
       output += chunk.toString();
+      // A persistent bucket answers Etmpfail until warm: wait for "ternd ready" too.
       const m = /listening on 127\.0\.0\.1:(\d+)/.exec(output);
-      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+      if (m && output.includes('ternd ready')) { clearTimeout(timer); resolve(Number(m[1])); }
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);

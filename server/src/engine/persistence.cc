@@ -14,10 +14,12 @@ Persistence::Persistence(Engine& engine, std::span<VBucket> vbuckets,
       durability_(engine, vbuckets, clock),
       bg_fetcher_(engine, *store_) {}
 
-void Persistence::start(executor::Executor& executor, executor::OwnerId owner) {
+void Persistence::start(executor::Executor& executor, executor::OwnerId owner,
+                        std::function<void()> on_warm) {
   // Built here rather than in the constructor: a task's owner is fixed when it is built.
   flusher_ = std::make_shared<Flusher>(engine_, vbuckets_, *store_, owner, clock_);
   warmup_ = std::make_shared<Warmup>(engine_, vbuckets_, *store_, owner, clock_);
+  warmup_->set_done_listener(std::move(on_warm));
   flusher_->set_persisted_listener([this] { durability_.on_persisted(); });
   executor.schedule(warmup_);
   const executor::TaskId flusher_id = executor.schedule(flusher_, executor::kForever);

@@ -34,8 +34,10 @@ class Persistence {
   // durability timeout task (NonIO) and the background fetcher (Reader, sleeping until
   // woken) as `owner`'s tasks and schedules them, and connects the
   // engine's dirty listener to an asynchronous wake of the flusher. Call once, before
-  // serving; `executor` must outlive the engine's writes.
-  void start(executor::Executor& executor, executor::OwnerId owner);
+  // serving; `executor` must outlive the engine's writes. `on_warm`, if set, is called once
+  // from the warmup task when the bucket becomes warm (Warmup::set_done_listener).
+  void start(executor::Executor& executor, executor::OwnerId owner,
+             std::function<void()> on_warm = {});
 
   // Warmup has run to the end. False before start().
   bool warm() const { return warmup_ && warmup_->done(); }

@@ -118,6 +118,7 @@ bool Warmup::run() {
                "their values; the other values are fetched from disk when read",
                duration, keys, duration > 0 ? keys * 1000.0 / duration : 0.0, loaded_values());
   state_.store(WarmupState::Done, std::memory_order_release);
+  if (done_listener_) done_listener_();
   return false;
 }
 

@@ -22,6 +22,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -47,6 +48,10 @@ class Warmup final : public executor::Task {
   // Loads everything in one run and ends (returns false).
   bool run() override;
 
+  // Called once, on the Reader thread, when warmup is done (not when it fails or is
+  // cancelled). Set before the task is scheduled.
+  void set_done_listener(std::function<void()> listener) { done_listener_ = std::move(listener); }
+
   WarmupState state() const { return state_.load(std::memory_order_acquire); }
   bool done() const { return state() == WarmupState::Done; }
   // Documents loaded with their values (ep_warmup_value_count), and keys loaded with or
@@ -66,6 +71,7 @@ class Warmup final : public executor::Task {
 
   Engine& engine_;
   const std::span<VBucket> vbuckets_;
+  std::function<void()> done_listener_;
   storage::Store& store_;
   const Clock& clock_;
   std::atomic<WarmupState> state_{WarmupState::Initialize};

@@ -35,6 +35,7 @@ class WarmupTest : public ::testing::Test {
     auto after = std::make_unique<PersistentEngine>(clock_, config);
     warmup_ = std::make_shared<Warmup>(after->engine, after->vbuckets(), store_,
                                        executor::kServerOwner, clock_);
+    warmup_->set_done_listener([this] { ++done_calls_; });
     executor_.schedule(warmup_);
     EXPECT_FALSE(warmup_->done());
     EXPECT_EQ(warmup_state_name(warmup_->state()), "initialize");
@@ -48,6 +49,7 @@ class WarmupTest : public ::testing::Test {
   TestStore store_;
   executor::ManualExecutor executor_;
   std::shared_ptr<Warmup> warmup_;
+  int done_calls_ = 0;
 };
 
 TEST_F(WarmupTest, RestoresDocumentsTombstonesAndSeqnos) {
@@ -62,6 +64,7 @@ TEST_F(WarmupTest, RestoresDocumentsTombstonesAndSeqnos) {
   auto after = restart();
   EXPECT_TRUE(warmup_->done());
   EXPECT_EQ(warmup_state_name(warmup_->state()), "done");
+  EXPECT_EQ(done_calls_, 1) << "ternd logs its readiness from this";
   EXPECT_EQ(warmup_->loaded_values(), 2u);
   EXPECT_EQ(warmup_->loaded_keys(), 3u) << "the tombstone's too";
   EXPECT_EQ(warmup_->skipped(), 0u);
@@ -252,6 +255,7 @@ TEST_F(WarmupTest, ACancelStopsTheScanAndLeavesTheBucketNotWarm) {
   EXPECT_EQ(warmup_->loaded_keys(), 2u);
   EXPECT_EQ(after->engine.stats().curr_items, 2u);
   EXPECT_EQ(executor_.ready_count(), 0u);
+  EXPECT_EQ(done_calls_, 0) << "not ready: ternd must not say it is";
 }
 
 TEST_F(WarmupTest, AnEmptyStoreWarmsAtOnce) {

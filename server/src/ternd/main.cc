@@ -1,5 +1,6 @@
 // ternd: serves the key-value engine over the memcached binary protocol until SIGINT/SIGTERM.
 
+#include <atomic>
 #include <csignal>
 #include <exception>
 #include <iostream>
@@ -65,6 +66,15 @@ int main(int argc, char** argv) {
     tern::executor::ExecutorPool executor;
     auto node = tern::ternd::build_node(*options, file ? &*file : nullptr);
     tern::ternd::BucketTasksStop stop_bucket_tasks(executor, *node);
+    // "ready" is logged once every persistent bucket is warm (at once without one): until
+    // then their data commands answer Etmpfail, so scripts and test harnesses wait for it.
+    size_t persistent_buckets = 0;
+    for (const auto& bucket : node->buckets()) persistent_buckets += bucket->persistence() ? 1 : 0;
+    std::atomic<size_t> warming = persistent_buckets;
+    const auto log_ready = [] { spdlog::info("ternd ready: every bucket is warm"); };
+    const auto bucket_warm = [&warming, log_ready] {
+      if (warming.fetch_sub(1) == 1) log_ready();
+    };
     for (const auto& bucket : node->buckets()) {
       tern::engine::Engine& documents = bucket->documents();
       executor.schedule(std::make_shared<tern::engine::ExpiryPager>(
@@ -73,7 +83,7 @@ int main(int argc, char** argv) {
       tern::engine::attach_item_pager(documents, executor, bucket->executor_owner());
       // A persistent bucket warms up from disk, then flushes what changes.
       if (tern::engine::Persistence* persistence = bucket->persistence()) {
-        persistence->start(executor, bucket->executor_owner());
+        persistence->start(executor, bucket->executor_owner(), bucket_warm);
         persistence->flusher()->set_fsync_per_write(options->fsync_per_write);
       }
     }
@@ -99,6 +109,7 @@ int main(int argc, char** argv) {
 
     spdlog::info("ternd {} listening on {} with {} threads", kVersion, endpoint_text(endpoint),
                  options->threads);
+    if (persistent_buckets == 0) log_ready();
     server.run();
 
     // A clean stop loses nothing acknowledged: no request runs any more, so once a bucket's

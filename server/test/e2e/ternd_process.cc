@@ -92,10 +92,13 @@ TerndProcess::TerndProcess(std::vector<std::string> args) {
     return;
   }
 
-  // Read stderr line by line until the server says where it listens.
+  // Read stderr until the server says where it listens and that its buckets are warm (a
+  // persistent bucket answers Etmpfail until then).
   auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
   std::string seen;
-  while (port_ == 0 && std::chrono::steady_clock::now() < deadline) {
+  constexpr std::string_view kReady = "ternd ready";
+  while ((port_ == 0 || seen.find(kReady) == std::string::npos) &&
+         std::chrono::steady_clock::now() < deadline) {
     pollfd readable{stderr_fd_, POLLIN, 0};
     if (::poll(&readable, 1, 100) <= 0) continue;
     char chunk[4096];
@@ -105,8 +108,9 @@ TerndProcess::TerndProcess(std::vector<std::string> args) {
     port_ = listening_port(seen);
   }
   log_ = seen;
-  if (port_ == 0) {
-    ADD_FAILURE() << "ternd did not report a port; it wrote:\n" << seen;
+  if (port_ == 0 || seen.find(kReady) == std::string::npos) {
+    ADD_FAILURE() << "ternd did not report a port and its readiness; it wrote:\n" << seen;
+    port_ = 0;
     return;
   }
   drainer_ = std::thread([this] { drain_stderr(); });

@@ -192,15 +192,24 @@ public sealed partial class ServerProcess : IAsyncDisposable
         var listening = new TaskCompletionSource<int>(TaskCreationOptions.RunContinuationsAsynchronously);
         var process = new Process { StartInfo = start };
         var log = new List<string>();
+        var boundPort = 0;
+        var ready = false;
         DataReceivedEventHandler onLine = (_, e) =>
         {
             if (e.Data is null)
                 return;
             lock (log)
+            {
                 log.Add(e.Data);
-            var match = ListeningLine().Match(e.Data);
-            if (match.Success)
-                listening.TrySetResult(int.Parse(match.Groups[1].Value));
+                var match = ListeningLine().Match(e.Data);
+                if (match.Success)
+                    boundPort = int.Parse(match.Groups[1].Value);
+                // A persistent bucket answers Etmpfail until warm: wait for ternd to say so too.
+                if (e.Data.Contains("ternd ready"))
+                    ready = true;
+                if (boundPort != 0 && ready)
+                    listening.TrySetResult(boundPort);
+            }
         };
         process.ErrorDataReceived += onLine;
         process.OutputDataReceived += onLine;
@@ -216,7 +225,7 @@ public sealed partial class ServerProcess : IAsyncDisposable
         {
             Stop(process);
             lock (log)
-                throw new InvalidOperationException($"ternd did not report 'listening on': {string.Join("\n", log)}");
+                throw new InvalidOperationException($"ternd did not report 'listening on' and 'ternd ready': {string.Join("\n", log)}");
         }
     }
 
