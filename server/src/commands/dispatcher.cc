@@ -12,6 +12,7 @@
 #include "commands/parked_request.h"
 #include "commands/request_checks.h"
 #include "commands/session.h"
+#include "cluster/vbucket_of.h"
 #include "protocol/datatype.h"
 
 namespace tern::commands {
@@ -142,7 +143,16 @@ Outcome Dispatcher::run(const protocol::Frame& received, Session& session,
       reply.error_with_json(Status::NotMyVbucket, bucket->cluster_map()->json());
       return Outcome::Continue;
     }
-    if (spec->is_mutation) context.mutated_vbucket = vbucket;
+    if (spec->is_mutation) {
+      // A persistent bucket files each document under the vbucket its key hashes to, whatever
+      // the request named: memcached clients send every key on vbucket 0, and a key filed
+      // under two vbuckets would leave two records on disk, the older of which a restart
+      // could bring back once the newer one's tombstone is purged.
+      context.mutated_vbucket =
+          bucket->persistence() != nullptr
+              ? bucket->vbucket(cluster::vbucket_of(key.logical, cluster::kVBucketCount))
+              : vbucket;
+    }
   }
 
   const size_t answered = out.size();

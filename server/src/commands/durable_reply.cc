@@ -60,7 +60,7 @@ Outcome succeed_mutation(const Command& cmd, uint64_t cas, const ReplyBody& body
   const int64_t timeout_ms =
       cmd.durability.timeout_ms != 0 ? cmd.durability.timeout_ms : kDefaultDurabilityTimeoutMs;
   persistence->durability().add(
-      cmd.vbucket_id(), body.seqno, std::string(cmd.key()), cas,
+      cmd.vbucket->id(), body.seqno, std::string(cmd.key()), cas,
       cmd.node().clock().steady_ms() + timeout_ms,
       [notify = std::move(notify), answer](engine::SyncWriteOutcome outcome) {
         notify([answer, outcome](Reply& reply) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/vbucket_of.h"
 #include "commands/dispatcher.h"
 #include "commands/dispatcher_harness.h"
 #include "commands/durable_reply.h"
@@ -106,11 +107,30 @@ TEST_F(DurableTest, APersistedWriteIsCommittedAndAnsweredAsAnyMutation) {
   const Response read = c.get("k");
   EXPECT_EQ(read.value, "v");
   EXPECT_EQ(stored.cas, read.cas);
-  // The mutation token: the vbucket's uuid and the write's seqno.
+  // The mutation token: the uuid of the vbucket the key is filed under, and the seqno.
   ASSERT_EQ(stored.extras.size(), 16u);
-  EXPECT_EQ(protocol::load_be64(stored.extras.data()), bucket().vbucket(0)->uuid());
+  const uint16_t filed = cluster::vbucket_of("k", cluster::kVBucketCount);
+  EXPECT_EQ(protocol::load_be64(stored.extras.data()), bucket().vbucket(filed)->uuid());
   EXPECT_EQ(protocol::load_be64(stored.extras.data() + 8), 1u);
   EXPECT_EQ(c.parker().waiting(), 0u);
+}
+
+// The harness sends every key on vbucket 0, as memcached clients do: a persistent bucket still
+// files the document under the vbucket its key hashes to, so that a key written by both kinds
+// of client has one record on disk, never two.
+TEST_F(DurableTest, APersistentBucketFilesEachKeyUnderTheVBucketItHashesTo) {
+  open_warm();
+  Connection& c = connect();
+  const uint16_t filed = cluster::vbucket_of("k", cluster::kVBucketCount);
+  ASSERT_NE(filed, 0) << "pick a key that does not hash to vbucket 0";
+  ASSERT_EQ(c.set("k", "v").status, Status::Success);
+  flush();
+  storage::Store& store = bucket().persistence()->store();
+  ASSERT_TRUE(store.get(filed, "k").has_value());
+  EXPECT_EQ(store.get(filed, "k")->value, "v");
+  EXPECT_FALSE(store.get(0, "k").has_value());
+  EXPECT_EQ(bucket().vbucket(filed)->high_seqno(), 1u);
+  EXPECT_EQ(bucket().vbucket(0)->high_seqno(), 0u);
 }
 
 // Every mutation that may carry durability goes through the same path: parked, then the
@@ -221,9 +241,11 @@ TEST_F(DurableTest, DataCommandsAnswerEtmpfailUntilTheBucketIsWarm) {
 }
 
 // Format u8, vbucket u16, uuid u64, persisted seqno u64, current seqno u64.
-std::pair<uint64_t, uint64_t> observe(Connection& c, engine::Bucket& bucket) {
+// OBSERVE_SEQNO of one vbucket: (persisted seqno, current seqno).
+std::pair<uint64_t, uint64_t> observe(Connection& c, engine::Bucket& bucket, uint16_t vbucket = 0) {
   const Response r = c.one({.opcode = Opcode::ObserveSeqno,
-                            .value = testing::text_of(testing::be64(bucket.vbucket(0)->uuid()))});
+                            .value = testing::text_of(testing::be64(bucket.vbucket(vbucket)->uuid())),
+                            .vbucket = vbucket});
   EXPECT_EQ(r.status, Status::Success);
   if (r.value.size() < 27) return {};
   const auto* body = reinterpret_cast<const uint8_t*>(r.value.data());
@@ -234,10 +256,11 @@ TEST_F(DurableTest, ObserveSeqnoReportsWhatIsOnDiskBesideTheCurrentSeqno) {
   open_warm();
   Connection& c = connect();
   ASSERT_EQ(c.set("a", "1").status, Status::Success);
-  ASSERT_EQ(c.set("b", "2").status, Status::Success);
-  EXPECT_EQ(observe(c, bucket()), std::make_pair(uint64_t{0}, uint64_t{2}));
+  ASSERT_EQ(c.set("a", "2").status, Status::Success);
+  const uint16_t filed = cluster::vbucket_of("a", cluster::kVBucketCount);
+  EXPECT_EQ(observe(c, bucket(), filed), std::make_pair(uint64_t{0}, uint64_t{2}));
   flush();
-  EXPECT_EQ(observe(c, bucket()), std::make_pair(uint64_t{2}, uint64_t{2}));
+  EXPECT_EQ(observe(c, bucket(), filed), std::make_pair(uint64_t{2}, uint64_t{2}));
 }
 
 TEST_F(DurableTest, ObserveSeqnoOnAnEphemeralBucketReportsTheCurrentSeqnoAsPersisted) {
