@@ -164,7 +164,9 @@ void Connection::finish_parked(uint64_t id, const commands::Completion& completi
 }
 
 bool Connection::held_back() const {
-  return !parked_.empty() && !session_.features.has(commands::Feature::UnorderedExecution);
+  if (parked_.empty()) return false;
+  return !session_.features.has(commands::Feature::UnorderedExecution) ||
+         parked_.size() >= kMaxParked;
 }
 
 // Makes all the progress possible now: executes buffered requests, hands answers to the

@@ -31,6 +31,12 @@ namespace tern::net {
 class Connection : public std::enable_shared_from_this<Connection>,
                    private commands::RequestParker {
  public:
+  // With UnorderedExecution, how many requests may wait (parked) before the connection stops
+  // reading until some are answered: each holds a copy of its frame, and a client must not
+  // be able to pile them up without bound. (What one read brought is still executed, so
+  // the bound is this plus one read's requests.) Without it, one parked request stops it.
+  static constexpr size_t kMaxParked = 1024;
+
   // Counts itself open in `stats` until destroyed. `gate` leads into the socket's loop.
   // Everything passed by reference must outlive it.
   Connection(asio::ip::tcp::socket socket, std::shared_ptr<LoopGate> gate,

@@ -82,7 +82,8 @@ class ConnectionTest : public ::testing::Test {
     executor_.unregister(node_->buckets().front()->executor_owner());
   }
 
-  void send(std::initializer_list<Request> requests) {
+  void send(std::initializer_list<Request> requests) { send(std::vector<Request>(requests)); }
+  void send(const std::vector<Request>& requests) {
     Bytes wire;
     for (const Request& r : requests) {
       const Bytes one = commands::testing::encode(r);
@@ -188,6 +189,32 @@ TEST_F(ConnectionTest, WithUnorderedExecutionLaterRequestsAnswerFirst) {
   const std::vector<Response> answers = receive();
   ASSERT_EQ(opaques(answers), std::vector<uint32_t>{kDurableOpaque});
   EXPECT_EQ(answers[0].status, Status::Success);
+}
+
+// With UnorderedExecution requests keep running while others wait, but not without bound:
+// past kMaxParked waiting, the connection leaves the rest in the socket until some are
+// answered.
+TEST_F(ConnectionTest, WithUnorderedExecutionTheWaitingRequestsAreBounded) {
+  hello({Feature::Xerror, Feature::AltRequestSupport, Feature::SyncReplication,
+         Feature::UnorderedExecution});
+  // About 80 KB: what the loopback socket holds while the test's loop does not run.
+  const size_t sent = 2 * Connection::kMaxParked;
+  std::vector<Request> requests;
+  for (size_t i = 0; i < sent; ++i) requests.push_back(durable_set("k" + std::to_string(i)));
+  send(requests);
+  EXPECT_TRUE(receive().empty()) << "nothing is on disk yet";
+  const engine::Engine& documents = node_->buckets().front()->documents();
+  EXPECT_GE(documents.prepared_count(), Connection::kMaxParked);
+  EXPECT_LT(documents.prepared_count(), sent) << "the rest waits unread";
+
+  // Each flush answers what waits, and the connection reads on.
+  size_t answered = 0;
+  for (int round = 0; round < 50 && answered < sent; ++round) {
+    flush();
+    answered += receive().size();
+  }
+  EXPECT_EQ(answered, sent);
+  EXPECT_EQ(documents.prepared_count(), 0u);
 }
 
 TEST_F(ConnectionTest, AReadOfAnEvictedValueRunsAgainInItsPlaceOnceFetched) {
