@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "storage/temp_dir.h"
 #include "couchbase_session.h"
 #include "ternd_process.h"
 
@@ -52,29 +53,19 @@ struct AckedWrite {
 class RoundDirectory {
  public:
   RoundDirectory() {
-    std::string pattern = ::testing::TempDir() + "ternd-crash-XXXXXX";
-    EXPECT_NE(::mkdtemp(pattern.data()), nullptr) << "cannot create " << pattern;
-    path_ = pattern;
     // One couchbase bucket, open to connections that do not log in: the test is about the
     // disk, not authentication.
     std::ofstream(config_path()) << "[server]\nanonymous_bucket = \"default\"\n"
                                     "[[bucket]]\nname = \"default\"\ntype = \"couchbase\"\n"
                                     "memory_quota_mb = 256\n";
   }
-  ~RoundDirectory() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  RoundDirectory(const RoundDirectory&) = delete;
-  RoundDirectory& operator=(const RoundDirectory&) = delete;
-
-  std::string config_path() const { return path_ + "/tern.toml"; }
+  std::string config_path() const { return dir_.sub("tern.toml"); }
   std::vector<std::string> ternd_args() const {
-    return {"--config", config_path(), "--data-dir", path_ + "/data", "--threads", "2"};
+    return {"--config", config_path(), "--data-dir", dir_.sub("data"), "--threads", "2"};
   }
 
  private:
-  std::string path_;
+  storage::TempDir dir_;
 };
 
 // Writes fresh keys one at a time until the server goes away or the bound is reached, and

@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "storage/temp_dir.h"
 #include "couchbase_session.h"
 #include "ternd_process.h"
 
@@ -32,26 +33,14 @@ struct Exit {
 // A scratch directory with config files, removed with the object.
 class Scratch {
  public:
-  Scratch() {
-    std::string pattern = ::testing::TempDir() + "ternd-persistence-XXXXXX";
-    EXPECT_NE(::mkdtemp(pattern.data()), nullptr);
-    path_ = pattern;
-  }
-  ~Scratch() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-
-  std::string path(const std::string& name) const { return path_ + "/" + name; }
+  std::string path(const std::string& name) const { return dir_.sub(name); }
   std::string write(const std::string& name, const std::string& text) const {
     std::ofstream(path(name)) << text;
     return path(name);
   }
 
  private:
-  std::string path_;
+  storage::TempDir dir_;
 };
 
 // Runs ternd with `args` (a start that succeeds is cut short by `timeout`, and fails the
