@@ -59,22 +59,7 @@ seconds=${SECONDS_PER_RUN:-3}
 connections=64
 
 # kv_load logs in as `bench`; the STAT client of scripts/lib/ternd.sh comes in anonymously.
-config="$TERND_WORK/bench.toml"
-cat >"$config" <<'TOML'
-[server]
-listen = "127.0.0.1"
-anonymous_bucket = "default"
-
-[[bucket]]
-name = "default"
-type = "couchbase"
-memory_quota_mb = 1024
-
-[[user]]
-name = "bench"
-buckets = ["*"]
-password = "password"
-TOML
+config=$(ternd_bench_config "1024")
 
 # One kv_load run at durability $1; prints "ops/s p50_us p99_us". kv_load exits non-zero (and
 # so does this script) if any response was not Success, a SyncWriteAmbiguous included.

@@ -26,22 +26,7 @@ source scripts/lib/ternd.sh
 trap 'ternd_kill; rm -rf "$TERND_WORK"' EXIT
 
 # kv_load logs in as `bench`; the STAT client of scripts/lib/ternd.sh comes in anonymously.
-config="$TERND_WORK/bench.toml"
-cat >"$config" <<TOML
-[server]
-listen = "127.0.0.1"
-anonymous_bucket = "default"
-
-[[bucket]]
-name = "default"
-type = "couchbase"
-memory_quota_mb = ${QUOTA_MB:-2048}
-
-[[user]]
-name = "bench"
-buckets = ["*"]
-password = "password"
-TOML
+config=$(ternd_bench_config "${QUOTA_MB:-2048}")
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//');" \
      "load average $(cut -d' ' -f1-3 /proc/loadavg); $(date -u '+%Y-%m-%d %H:%M UTC')"

@@ -12,6 +12,10 @@
 #                     seconds (default 600)
 #   ternd_stop        SIGTERM (ternd flushes what is queued), then waits; fails unless ternd
 #                     exits with status 0
+#   ternd_bench_config QUOTA_MB
+#                     writes $TERND_WORK/bench.toml and prints its path: one couchbase bucket
+#                     `default` of QUOTA_MB, open to anonymous clients (the STAT client), and
+#                     user `bench` (password `password`, every bucket) for kv_load
 # A caller's EXIT trap calls ternd_kill, which ends a ternd still running.
 
 TERND_PID=
@@ -74,4 +78,24 @@ ternd_stop() {
 ternd_kill() {
   [ -z "$TERND_PID" ] || { kill "$TERND_PID" 2>/dev/null && wait "$TERND_PID" 2>/dev/null || true; }
   TERND_PID=
+}
+
+ternd_bench_config() {
+  local config="$TERND_WORK/bench.toml"
+  cat >"$config" <<TOML
+[server]
+listen = "127.0.0.1"
+anonymous_bucket = "default"
+
+[[bucket]]
+name = "default"
+type = "couchbase"
+memory_quota_mb = $1
+
+[[user]]
+name = "bench"
+buckets = ["*"]
+password = "password"
+TOML
+  echo "$config"
 }
