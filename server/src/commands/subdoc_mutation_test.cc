@@ -740,23 +740,35 @@ TEST_F(SubdocMutationTest, AnUnknownMacroIsRefused) {
 
 // --- Races --------------------------------------------------------------------------------
 
-TEST_F(SubdocMutationTest, ConcurrentMutationsWithoutCasAllApply) {
+// Each counter either applies or, after Couchbase's 100 lost races in a row, gives up with
+// Etmpfail; a busy machine can starve one thread that long. Atomicity is what must hold: the
+// final count is exactly the number of answers that said Success.
+TEST_F(SubdocMutationTest, ConcurrentMutationsWithoutCasNeverLoseAnUpdate) {
   store("doc", R"({"n":0})");
   constexpr int kThreads = 4;
   constexpr int kEach = 3000;
-  std::atomic<int> failures{0};
+  std::atomic<int> applied{0};
+  std::atomic<int> unexpected{0};
+  std::atomic<Status> first_unexpected{Status::Success};
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&] {
       Connection c(dispatcher_, *node_);
       for (int i = 0; i < kEach; ++i) {
-        if (c.one(multi("doc", {{kCounter, "n", "1"}})).status != Status::Success) ++failures;
+        const Status status = c.one(multi("doc", {{kCounter, "n", "1"}})).status;
+        if (status == Status::Success) {
+          ++applied;
+        } else if (status != Status::Etmpfail && unexpected++ == 0) {
+          first_unexpected = status;
+        }
       }
     });
   }
   for (std::thread& thread : threads) thread.join();
-  EXPECT_EQ(failures.load(), 0);
-  EXPECT_EQ(connection_.get("doc").value, R"({"n":)" + std::to_string(kThreads * kEach) + "}");
+  EXPECT_EQ(unexpected.load(), 0) << "first unexpected status: 0x" << std::hex
+                                  << static_cast<int>(first_unexpected.load());
+  EXPECT_GT(applied.load(), 0);
+  EXPECT_EQ(connection_.get("doc").value, R"({"n":)" + std::to_string(applied.load()) + "}");
 }
 
 }  // namespace
