@@ -32,14 +32,17 @@ class BgFetcher {
   // Schedules the task (Reader, sleeping until woken) as `owner`'s. Call once, before fetch().
   void start(executor::Executor& executor, executor::OwnerId owner);
 
-  // Queues a read of `key`'s value and wakes the task asynchronously. The task reads it from
-  // the vbucket the document is filed under (Item::vbucket of its non-resident copy, which
-  // the engine reports: Engine::evicted), not the requester's: memcached clients send every
-  // key on vbucket 0. `done` is called once, from the Reader thread with no lock held, after
-  // the value was put back (or the key was found resident, changed or gone, or the store
-  // failed: the caller's retry then sees the document as it is; a caller should bound its
+  // Queues a read of `key` and wakes the task asynchronously. A document whose value is
+  // evicted is read from the vbucket it is filed under (Item::vbucket of its non-resident
+  // copy: Engine::evicted), and its value put back (Engine::restore_value). A key on disk
+  // only (full eviction: Engine::on_disk_only) is read from `filed_vbucket`, the vbucket a
+  // persistent bucket files the key under (vbucket_of its logical key, not the request's:
+  // memcached clients send every key on vbucket 0), and its record, or its absence, put in
+  // memory (Engine::restore_fetched). `done` is called once, from the Reader thread with no
+  // lock held, after that (or once the key was found resident, changed or gone, or the store
+  // failed: the caller's retry then sees the key as it is; a caller should bound its
   // retries). It must not block: post to the requester's own loop.
-  void fetch(std::string key, std::function<void()> done);
+  void fetch(std::string key, uint16_t filed_vbucket, std::function<void()> done);
 
   uint64_t fetched() const { return fetched_.load(std::memory_order_relaxed); }  // ep_bg_fetched
 
@@ -52,8 +55,12 @@ class BgFetcher {
   executor::Executor* executor_ = nullptr;
   executor::TaskId task_ = 0;
   std::mutex mutex_;
-  // Queued fetches by key, each with the requests waiting for it.
-  std::map<std::string, std::vector<std::function<void()>>> queued_;
+  // Queued fetches by key, each with its filed vbucket and the requests waiting for it.
+  struct Queued {
+    uint16_t filed_vbucket = 0;
+    std::vector<std::function<void()>> waiters;
+  };
+  std::map<std::string, Queued> queued_;
   std::atomic<uint64_t> fetched_{0};
 };
 

@@ -46,6 +46,14 @@ struct Config {
   // nanoseconds (Clock::unix_nanoseconds), so that they keep growing across restarts. Off:
   // an ephemeral bucket, memory only, whose CAS values count from 1.
   bool persistent = false;
+  // Full eviction (persistent buckets only): eviction drops whole documents and tombstones
+  // already on disk, keys and metadata too, instead of only values, so that memory no longer
+  // bounds the number of keys. A key with nothing in memory may still be on disk: every
+  // operation on it answers NotResident (changing and counting nothing) until a background
+  // fetch has read the key (restore_fetched()). A key the disk does not hold either then
+  // keeps an absent marker in memory (Item::absent), so that later operations need not read
+  // the disk again; markers are evicted like anything else. Off: value eviction.
+  bool full_eviction = false;
 };
 
 class VBucket;
@@ -297,11 +305,16 @@ class Engine {
   // write removes it; one that came first cannot stop an older write coming after it). A document is restored whole while that fits below the low
   // watermark, else as its non-resident copy (value eviction: the value is fetched when
   // read); a tombstone, and such a copy, while it fits below the high watermark.
+  // Under full eviction a record that does not fit below the low watermark is not loaded at
+  // all (OnDiskOnly): it is read when a request needs it, and a document among them still
+  // counts in curr_items. Each key has one record: a persistent bucket files a key under one
+  // vbucket (the dispatcher's rule), so nothing is counted twice.
   enum class Restored {
-    Value,     // the whole document
-    Metadata,  // a document's non-resident copy, or a tombstone
-    Skipped,   // expired, due for purging, or older than the key's item: nothing to load
-    Full,      // not even the metadata fits: nothing inserted (warmup stops loading)
+    Value,       // the whole document
+    Metadata,    // a document's non-resident copy, or a tombstone
+    Skipped,     // expired, due for purging, or older than the key's item: nothing to load
+    Full,        // not even the metadata fits: nothing inserted (warmup stops loading)
+    OnDiskOnly,  // full eviction: left on disk, to be fetched when needed
   };
   Restored restore(std::shared_ptr<Item> item);
 
@@ -337,6 +350,20 @@ class Engine {
     uint64_t cas = 0;
   };
   std::optional<Evicted> evicted(std::string_view key);
+
+  // Full eviction: whether the key has nothing in memory, no document, tombstone or absent
+  // marker, so that only the disk can tell what it holds (the operations on it answer
+  // NotResident). Always false under value eviction.
+  bool on_disk_only(std::string_view key);
+
+  // Full eviction, background fetch: puts in memory what the disk holds for a key that is
+  // on disk only: `stored`, the key's record as Warmup would load it (a document or a
+  // tombstone), or, when null, an absent marker. A document that expired on disk, or a
+  // tombstone due for purging, leaves a marker too (the expired document counts in
+  // expired_items). Charged to the quota even past it (the requests are about to read it;
+  // the pager evicts again). Returns false, changing nothing, when the key is no longer on
+  // disk only (another fetch or a change got there first). May throw std::bad_alloc.
+  bool restore_fetched(std::string_view key, std::shared_ptr<Item> stored);
 
   // --- Hooks for background tasks (expiry pager, item pager). ---
 

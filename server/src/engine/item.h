@@ -37,6 +37,11 @@ struct Item {
   // item is on disk is not kept here but told by its seqno (Engine::Impl::on_disk), so that
   // every copy of it (a lock's, a fetched one) knows as soon as the flusher is done.
   bool resident = true;
+  // Full eviction (Config::full_eviction): not a document but a marker that the disk holds
+  // no record of the key either, left by a background fetch so that the next operations
+  // need not read the disk again. Also `deleted`, and hidden from every operation, which
+  // treat the key as absent; the key's next change takes its place. Never on disk.
+  bool absent = false;
 };
 
 using ItemPtr = std::shared_ptr<const Item>;
