@@ -1,8 +1,11 @@
 #include "engine/bg_fetcher.h"
 
+#include <new>
 #include <utility>
 
 #include <spdlog/spdlog.h>
+
+#include "engine/record_item.h"
 
 namespace tern::engine {
 namespace {
@@ -39,12 +42,14 @@ void BgFetcher::start(executor::Executor& executor, executor::OwnerId owner) {
   executor_ = &executor;
 }
 
-void BgFetcher::fetch(std::string key, std::function<void()> done) {
+void BgFetcher::fetch(std::string key, uint16_t filed_vbucket, std::function<void()> done) {
   executor::Executor* executor = nullptr;
   {
     std::lock_guard guard(mutex_);
     const bool was_idle = queued_.empty();
-    queued_[std::move(key)].push_back(std::move(done));
+    Queued& queued = queued_[std::move(key)];
+    queued.filed_vbucket = filed_vbucket;
+    queued.waiters.push_back(std::move(done));
     // Only the first fetch of a batch wakes the task: the run takes the rest with it.
     if (was_idle) executor = executor_;
   }
@@ -52,39 +57,50 @@ void BgFetcher::fetch(std::string key, std::function<void()> done) {
 }
 
 void BgFetcher::run_once() {
-  std::map<std::string, std::vector<std::function<void()>>> batch;
+  std::map<std::string, Queued> batch;
   {
     std::lock_guard guard(mutex_);
     batch.swap(queued_);
   }
-  for (auto& [key, waiters] : batch) {
-    // Read where the document is filed, and only if its value is still evicted: it may
-    // have been fetched, changed or removed since the request met it.
-    if (const std::optional<Engine::Evicted> evicted = engine_.evicted(key)) {
-      try {
-        const std::optional<storage::OwnedRecord> record = store_.get(evicted->vbucket, key);
-        if (record && !record->deleted && record->cas == evicted->cas) {
-          if (engine_.restore_value(key, evicted->cas, record->value)) {
-            fetched_.fetch_add(1, std::memory_order_relaxed);
-          }
-        } else if (const auto still = engine_.evicted(key); still && still->cas == evicted->cas) {
-          // Not a change racing the read (its retry would see it): the disk lost the
-          // document the engine evicted.
-          spdlog::error("bg fetch: vbucket {} holds {} for an evicted document (CAS {})",
-                       evicted->vbucket,
-                       !record ? "nothing" : record->deleted ? "a tombstone" : "another CAS",
-                       evicted->cas);
-        }
-      } catch (const storage::StoreError& e) {
-        spdlog::error("bg fetch: vbucket {}: the store could not be read ({}); {} requests "
-                      "retry without the value",
-                      evicted->vbucket, e.what(), waiters.size());
-      }
+  for (auto& [key, queued] : batch) {
+    try {
+      if (fetch_one(key, queued.filed_vbucket)) fetched_.fetch_add(1, std::memory_order_relaxed);
+    } catch (const storage::StoreError& e) {
+      spdlog::error("bg fetch: the store could not be read ({}); {} requests retry without "
+                    "the key's document",
+                    e.what(), queued.waiters.size());
+    } catch (const std::bad_alloc&) {
+      spdlog::error("bg fetch: out of memory; {} requests retry without the key's document",
+                    queued.waiters.size());
     }
-    for (std::function<void()>& done : waiters) {
+    for (std::function<void()>& done : queued.waiters) {
       if (done) done();
     }
   }
+}
+
+bool BgFetcher::fetch_one(const std::string& key, uint16_t filed_vbucket) {
+  // Only what is still missing from memory: the key may have been fetched, changed or removed
+  // since the request met it. A value is read where its document is filed.
+  if (const std::optional<Engine::Evicted> evicted = engine_.evicted(key)) {
+    const std::optional<storage::OwnedRecord> record = store_.get(evicted->vbucket, key);
+    if (record && !record->deleted && record->cas == evicted->cas) {
+      return engine_.restore_value(key, evicted->cas, record->value);
+    }
+    if (const auto still = engine_.evicted(key); still && still->cas == evicted->cas) {
+      // Not a change racing the read (its retry would see it): the disk lost the document
+      // the engine evicted.
+      spdlog::error("bg fetch: vbucket {} holds {} for an evicted document (CAS {})",
+                    evicted->vbucket,
+                    !record ? "nothing" : record->deleted ? "a tombstone" : "another CAS",
+                    evicted->cas);
+    }
+    return false;
+  }
+  if (!engine_.on_disk_only(key)) return false;
+  const std::optional<storage::OwnedRecord> record = store_.get(filed_vbucket, key);
+  return engine_.restore_fetched(key,
+                                 record ? item_of_record(engine_, record->view()) : nullptr);
 }
 
 }  // namespace tern::engine

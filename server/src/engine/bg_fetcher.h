@@ -1,10 +1,11 @@
 #pragma once
-// Reads evicted values back from disk for the requests that need them, as a task on the
-// Reader pool, so that no worker thread ever waits for the disk. A request that met a
-// non-resident document (Status::NotResident) queues a fetch and parks; one run of the task
-// serves every fetch queued, and reads a key asked for by several requests once.
-// Each fetched value goes back into memory (Engine::restore_value) before the requests are
-// told, so that they find it when they retry.
+// Reads evicted values, and under full eviction whole keys, back from disk for the requests
+// that need them, as a task on the Reader pool, so that no worker thread ever waits for the
+// disk. A request that met a non-resident document or a key on disk only
+// (Status::NotResident) queues a fetch and parks; one run of the task serves every fetch
+// queued, and reads a key asked for by several requests once. What it read goes back into
+// memory (Engine::restore_value, Engine::restore_fetched) before the requests are told, so
+// that they find it when they retry.
 
 #include <atomic>
 #include <cstdint>
@@ -50,6 +51,10 @@ class BgFetcher {
   void run_once();
 
  private:
+  // Reads one key's value or record back into memory; returns whether it put anything back.
+  // Throws StoreError or std::bad_alloc.
+  bool fetch_one(const std::string& key, uint16_t filed_vbucket);
+
   Engine& engine_;
   storage::Store& store_;
   executor::Executor* executor_ = nullptr;

@@ -86,7 +86,7 @@ TEST_F(BgFetcherTest, FetchesAnEvictedValueFromItsVBucketAndThenTellsTheWaiter) 
 
   int calls = 0;
   std::string seen;
-  fetcher_.fetch("k", waiter("k", calls, &seen));
+  fetcher_.fetch("k", 0, waiter("k", calls, &seen));
   EXPECT_EQ(calls, 0) << "asynchronous: nothing happens on the requester's thread";
   EXPECT_EQ(executor_.ready_count(), 1u);
   executor_.run_ready();
@@ -104,9 +104,9 @@ TEST_F(BgFetcherTest, OneRunServesEveryQueuedFetchAndReadsAKeyOnce) {
   data_.set("b", "beta", 2);
   flush_and_evict();
   int a_calls = 0, a_again = 0, b_calls = 0;
-  fetcher_.fetch("a", waiter("a", a_calls));
-  fetcher_.fetch("a", waiter("a", a_again));
-  fetcher_.fetch("b", waiter("b", b_calls));
+  fetcher_.fetch("a", 0, waiter("a", a_calls));
+  fetcher_.fetch("a", 0, waiter("a", a_again));
+  fetcher_.fetch("b", 0, waiter("b", b_calls));
   EXPECT_EQ(executor_.run_ready(), 1u) << "one run for the batch";
   EXPECT_EQ(a_calls, 1);
   EXPECT_EQ(a_again, 1);
@@ -128,7 +128,7 @@ TEST_F(BgFetcherTest, AKeyNoLongerEvictedIsNotReadButItsWaitersAreTold) {
   data_.remove("removed");
   int calls = 0;
   for (const char* key : {"resident", "changed", "removed", "never stored"}) {
-    fetcher_.fetch(key, waiter(key, calls));
+    fetcher_.fetch(key, 0, waiter(key, calls));
   }
   executor_.run_ready();
   EXPECT_EQ(calls, 4);
@@ -142,14 +142,14 @@ TEST_F(BgFetcherTest, AStoreErrorStillTellsTheWaitersAndTheNextFetchSucceeds) {
   flush_and_evict();
   store_.refuse_reads = true;
   int calls = 0;
-  fetcher_.fetch("k", waiter("k", calls));
+  fetcher_.fetch("k", 0, waiter("k", calls));
   executor_.run_ready();
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(fetcher_.fetched(), 0u);
   EXPECT_EQ(data_.value_of("k"), "<NotResident>") << "the retry may fetch again";
 
   store_.refuse_reads = false;
-  fetcher_.fetch("k", waiter("k", calls));
+  fetcher_.fetch("k", 0, waiter("k", calls));
   executor_.run_ready();
   EXPECT_EQ(calls, 2);
   EXPECT_EQ(data_.value_of("k"), "v");
@@ -163,9 +163,9 @@ TEST_F(BgFetcherTest, AFetchQueuedWhileTheTaskRunsGetsARunOfItsOwn) {
   int a_calls = 0;
   // The first waiter queues another fetch, as a request that meets a second evicted key
   // would.
-  fetcher_.fetch("a", [&] {
+  fetcher_.fetch("a", 0, [&] {
     ++a_calls;
-    fetcher_.fetch("b", waiter("b", b_calls));
+    fetcher_.fetch("b", 0, waiter("b", b_calls));
   });
   executor_.run_ready();
   EXPECT_EQ(a_calls, 1);

@@ -75,7 +75,9 @@ GetResult Engine::get(std::string_view key) {
     ShardCounters& counters = access.shard().counters;
     Slot* slot = access.slot();
     // Not counted: the retry after the fetch is the get that counts.
-    if (slot && !slot->item->resident) return {Status::NotResident, nullptr};
+    if ((slot && !slot->item->resident) || access.on_disk_only()) {
+      return {Status::NotResident, nullptr};
+    }
     counters.add(Counter::cmd_get);
     if (!slot) {
       counters.add(Counter::get_misses);
@@ -149,6 +151,7 @@ GetResult Engine::get_locked(std::string_view key, uint32_t lock_seconds) {
 
 Status Engine::unlock(std::string_view key, uint64_t cas) {
   KeyAccess access(*impl_, key);
+  if (access.on_disk_only()) return Status::NotResident;
   Slot* slot = access.slot();
   if (!slot) return Status::NotFound;
   if (!Impl::is_locked(*slot, access.now())) return Status::NotLocked;
@@ -235,6 +238,7 @@ MutationResult Engine::remove(std::string_view key, uint64_t cas, MutationOption
 
 MetaResult Engine::get_meta(std::string_view key) {
   KeyAccess access(*impl_, key);
+  if (access.on_disk_only()) return {.status = Status::NotResident};
   Slot* entry = access.entry();
   if (!entry) return {};
   const Item& item = *entry->item;

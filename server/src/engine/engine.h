@@ -48,11 +48,13 @@ struct Config {
   bool persistent = false;
   // Full eviction (persistent buckets only): eviction drops whole documents and tombstones
   // already on disk, keys and metadata too, instead of only values, so that memory no longer
-  // bounds the number of keys. A key with nothing in memory may still be on disk: every
-  // operation on it answers NotResident (changing and counting nothing) until a background
-  // fetch has read the key (restore_fetched()). A key the disk does not hold either then
-  // keeps an absent marker in memory (Item::absent), so that later operations need not read
-  // the disk again; markers are evicted like anything else. Off: value eviction.
+  // bounds the number of keys. A key with nothing in memory may then be on disk (as long as
+  // its shard has evicted anything, or warmup left any of its keys on disk): every operation
+  // on it answers NotResident (changing and counting nothing) until a background fetch has
+  // read the key (restore_fetched()). A key the disk does not hold either then keeps an
+  // absent marker in memory (Item::absent), so that later operations need not read the disk
+  // again; markers are evicted like anything else. Couchbase keeps a bloom filter of the keys
+  // on disk to spare most of those reads; Tern does not yet. Off: value eviction.
   bool full_eviction = false;
 };
 
@@ -253,7 +255,8 @@ class Engine {
 
   // FLUSH: invalidates every item stored before now + delay_seconds (0 = now). A later
   // flush replaces a pending one. Memory only: in a persistent bucket the flushed documents
-  // stay on disk and come back at the next warmup (not yet persisted). Durable writes
+  // stay on disk and come back at the next warmup (not yet persisted); under full eviction
+  // the keys it dropped read as absent until then, as do those already on disk only. Durable writes
   // pending are not flushed: they commit afterwards.
   void flush(uint32_t delay_seconds);
 
@@ -381,9 +384,10 @@ class Engine {
 
   // Frees at least bytes_to_free bytes if it can by evicting the least recently used
   // unlocked items (approximate LRU). Returns the bytes freed. An ephemeral bucket drops
-  // whole items (STAT evictions); a persistent one evicts only values (value eviction above;
-  // STAT ep_num_value_ejects, ep_num_non_resident), so writes past the quota fail with
-  // OutOfMemory while nothing evictable is left (every value evicted or not yet on disk).
+  // whole items (STAT evictions); a persistent one evicts only what is on disk: values
+  // (value eviction above), or under full eviction whole documents, tombstones and absent
+  // markers (Config::full_eviction; STAT ep_num_value_ejects, ep_num_non_resident), so
+  // writes past the quota fail with OutOfMemory while nothing evictable is left.
   // Never throws: when what it needs to evict cannot be allocated it stops there and returns
   // what it freed until then.
   size_t evict(size_t bytes_to_free);

@@ -14,7 +14,9 @@ GetResult Engine::get_document(std::string_view key, bool include_deleted) {
   ShardCounters& counters = access.shard().counters;
   Slot* found = include_deleted ? access.entry() : access.slot();
   // Not counted: the retry after the fetch is the get that counts.
-  if (found && !found->item->resident) return {Status::NotResident, nullptr};
+  if ((found && !found->item->resident) || access.on_disk_only()) {
+    return {Status::NotResident, nullptr};
+  }
   counters.add(Counter::cmd_get);
   if (!found) {
     counters.add(Counter::get_misses);

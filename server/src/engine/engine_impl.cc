@@ -24,6 +24,7 @@ Engine::Impl::Impl(const Config& config, const Clock& clock_in)
       low_watermark(config.memory_quota_bytes * config.low_watermark_percent / 100),
       evict_when_full(config.evict_when_full),
       persistent(config.persistent),
+      full_eviction(config.persistent && config.full_eviction),
       tombstone_ms(int64_t{config.metadata_purge_seconds} * 1000),
       origin_ms(clock_in.steady_ms()),
       shards(new Shard[shard_count]),
@@ -50,6 +51,9 @@ size_t Engine::Impl::apply_flush(Shard& shard, std::unique_lock<std::mutex>& loc
     shard.bytes = 0;
     shard.tombstones = 0;
     shard.non_resident = 0;
+    // A flush forgets memory only, and what it dropped stays on disk until the next warmup.
+    shard.evicted_documents = 0;
+    shard.keys_on_disk_only = 0;
     shard.purge_cursor = 0;
     lock.unlock();
   }

@@ -58,6 +58,15 @@ struct alignas(64) Shard {
   uint64_t bytes = 0;          // charges of the items in `table`
   size_t tombstones = 0;       // the items in `table` that are tombstones
   size_t non_resident = 0;     // the items in `table` whose value is evicted (Item::resident)
+  // Full eviction: live documents of this shard's keys that are on disk only (evicted whole,
+  // or left there by warmup). Counted in curr_items; a fetch that brings one back uncounts it.
+  size_t evicted_documents = 0;
+  // Full eviction: the keys of this shard, documents and tombstones, that the disk holds and
+  // memory does not. While there are none, a key missing from memory is missing from disk
+  // too (every other key on disk is in memory), so it needs no fetch. A fetch that finds a
+  // record uncounts it; one that finds none (a tombstone compaction dropped) leaves it
+  // counted, which costs only needless fetches, never a wrong answer.
+  size_t keys_on_disk_only = 0;
   size_t purge_cursor = 0;
   size_t sample_cursor = 0;  // where eviction sampling resumes
   size_t index = 0;  // position in the engine, part of every CAS this shard issues
@@ -160,9 +169,11 @@ struct Engine::Impl {
 
   // The bytes evicting the item in `slot` would free now, or 0 when it may not be evicted.
   // A locked item never is. An ephemeral bucket drops whole items. A persistent one only
-  // replaces a live, resident document that is already on disk by its non-resident copy
-  // (make_non_resident), and not while a durable write of its key is pending: the disk may
-  // then hold the prepared write, which a fetch could not put back under the document's CAS.
+  // evicts what is already on disk, and nothing of a key with a durable write pending: the
+  // disk may then hold the prepared write, which a fetch would take for the document. Under
+  // value eviction it replaces a live, resident document by its non-resident copy
+  // (make_non_resident); under full eviction it drops documents and tombstones whole, and
+  // absent markers (which are never on disk) at any time.
   size_t eviction_gain(const Shard& shard, const Slot& slot, int64_t now) const;
 
   // Charges `delta` bytes to the quota (a negative delta releases them). A growth sets
@@ -217,6 +228,7 @@ struct Engine::Impl {
   const uint64_t low_watermark;
   const bool evict_when_full;
   const bool persistent;
+  const bool full_eviction;  // Config::full_eviction (only with persistent)
   const int64_t tombstone_ms;  // how long a tombstone is kept; 0: a remove keeps none
   const int64_t origin_ms;  // the steady clock at construction; flush words count from it
   std::unique_ptr<Shard[]> shards;
@@ -272,15 +284,26 @@ class KeyAccess {
   Shard& shard() { return shard_; }
   uint64_t hash() const { return hash_; }
   int64_t now() const { return now_; }
-  // The slot of the key's item or tombstone, or HashTable::npos.
+  // The slot of the key's item, tombstone or absent marker, or HashTable::npos.
   size_t index() const { return index_; }
   // The slot holding the key's live item, or null (absent, or only a tombstone).
   Slot* slot() {
     Slot* found = entry();
     return found && !found->item->deleted ? found : nullptr;
   }
-  // The slot holding the key's live item or its tombstone, or null.
-  Slot* entry() { return index_ == HashTable::npos ? nullptr : &shard_.table.at(index_); }
+  // The slot holding the key's live item or its tombstone, or null. An absent marker is
+  // not an entry: to every operation the key is absent.
+  Slot* entry() {
+    Slot* found = occupant();
+    return found && !found->item->absent ? found : nullptr;
+  }
+  // The slot the key takes in the table, whatever holds it (an absent marker too): what a
+  // change replaces and what the memory accounting charges for.
+  Slot* occupant() { return index_ == HashTable::npos ? nullptr : &shard_.table.at(index_); }
+  // Full eviction: nothing of the key is in memory, so only the disk knows what it holds.
+  bool on_disk_only() const {
+    return impl_.full_eviction && index_ == HashTable::npos && shard_.keys_on_disk_only > 0;
+  }
 
  private:
   Engine::Impl& impl_;

@@ -66,16 +66,25 @@ int64_t estimate_eviction_cutoff(Engine::Impl& impl, uint64_t bytes_wanted) {
 }
 
 // Frees the evictable item at `index` (eviction_gain() > 0) into `evicted` and returns the
-// bytes freed: an ephemeral bucket drops it, a persistent one keeps its non-resident copy.
-// Erasing may move a later item into `index`; `next` is where the scan goes on.
+// bytes freed: an ephemeral bucket drops it, and so does full eviction (the disk has it);
+// value eviction keeps its non-resident copy. Erasing may move a later item into `index`;
+// `next` is where the scan goes on.
 size_t evict_slot(Engine::Impl& impl, Shard& shard, size_t index, std::vector<ItemPtr>& evicted,
                   size_t& next) {
-  if (!impl.persistent) {
+  if (!impl.persistent || impl.full_eviction) {
     next = index;  // look at it again
     const size_t charge = impl.remove_slot(shard, index, evicted.emplace_back());
-    // A tombstone is not an item: dropping one frees memory but evicts nothing.
+    if (impl.full_eviction && !evicted.back()->absent) ++shard.keys_on_disk_only;
+    // A tombstone (or an absent marker) is not an item: dropping one frees memory but
+    // evicts nothing.
     if (!evicted.back()->deleted) {
-      shard.counters.add(Counter::evictions);
+      // Full eviction: the document is on disk only now, and still counts as an item.
+      if (impl.full_eviction) {
+        ++shard.evicted_documents;
+        shard.counters.add(Counter::num_value_ejects);
+      } else {
+        shard.counters.add(Counter::evictions);
+      }
       shard.counters.add(Counter::reclaimed_bytes, charge);
     }
     return charge;
@@ -180,9 +189,11 @@ size_t Engine::evict(size_t bytes_to_free) { return impl_->evict(bytes_to_free);
 size_t Engine::Impl::eviction_gain(const Shard& shard, const Slot& slot, int64_t now) const {
   const Item& item = *slot.item;
   if (is_locked(slot, now)) return 0;
-  if (!persistent) return item_charge(item);
-  if (item.deleted || !item.resident || !on_disk(item)) return 0;
+  if (!persistent || item.absent) return item_charge(item);
+  if (!on_disk(item)) return 0;
   if (!shard.prepared.empty() && shard.prepared.contains(item.key())) return 0;
+  if (full_eviction) return item_charge(item);
+  if (item.deleted || !item.resident) return 0;
   return item.value().size();  // the non-resident copy keeps the rest
 }
 
@@ -224,8 +235,8 @@ Stats Engine::stats() const {
     {
       std::unique_lock lock(shard.mutex);
       impl_->settle_flush(shard, lock, impl_->clock.steady_ms());
-      stats.curr_items += shard.table.size() - shard.tombstones;
-      stats.num_non_resident += shard.non_resident;
+      stats.curr_items += shard.table.size() - shard.tombstones + shard.evicted_documents;
+      stats.num_non_resident += shard.non_resident + shard.evicted_documents;
     }
     for (size_t c = 0; c < static_cast<size_t>(Counter::Count); ++c) {
       totals[c] += shard.counters.get(static_cast<Counter>(c));

@@ -47,19 +47,19 @@ bool Engine::commit_prepared(std::string_view key, uint64_t cas) {
     auto prepared = shard.prepared.find(key);
     if (prepared == shard.prepared.end() || prepared->second->cas != cas) return false;
     ItemPtr item = prepared->second;
-    Slot* entry = access.entry();
+    Slot* occupant = access.occupant();
     // A write prepared with an expiry that has passed since commits as a removal.
     const bool insert = !Impl::is_expired(*item, now);
-    if (insert && !entry) shard.table.reserve_one();  // the one step that can fail
+    if (insert && !occupant) shard.table.reserve_one();  // the one step that can fail
     const int64_t delta = static_cast<int64_t>(insert ? item_charge(*item) : 0) -
-                          static_cast<int64_t>(entry ? item_charge(*entry->item) : 0);
+                          static_cast<int64_t>(occupant ? item_charge(*occupant->item) : 0);
     size_t shortfall = 0;
     impl_->charge(delta, /*forced=*/true, mem_after, shortfall);
     shard.bytes += delta;
     if (!item->deleted) shard.counters.add(Counter::total_items);
     shard.prepared.erase(prepared);
     impl_->prepared_count.fetch_sub(1, std::memory_order_relaxed);
-    install(shard, access, entry, std::move(item), insert, 0, now, replaced);
+    install(shard, access, occupant, std::move(item), insert, 0, now, replaced);
   }
   impl_->signal_pressure_if_needed(mem_after, now);
   return true;
@@ -97,6 +97,14 @@ Engine::Restored Engine::restore(std::shared_ptr<Item> item) {
   // non-resident copy, fetched back when read) and tombstones while they fit below the high
   // watermark. A newer write of a key already loaded always takes the older one's place:
   // that one must not be served.
+  // Full eviction leaves on disk what does not fit below the low watermark; a newer write
+  // still removes what an older one left in memory.
+  if (impl_->full_eviction && !fits_below(*item, impl_->low_watermark)) {
+    if (entry) impl_->remove_slot(shard, access.index(), replaced);
+    if (!item->deleted) ++shard.evicted_documents;
+    ++shard.keys_on_disk_only;
+    return Restored::OnDiskOnly;
+  }
   std::shared_ptr<Item> loaded = std::move(item);
   Restored restored = Restored::Value;
   if (loaded->deleted) {
@@ -149,6 +157,41 @@ bool Engine::restore_value(std::string_view key, uint64_t cas, std::string_view 
     replaced = std::move(slot->item);
     slot->item = std::move(item);
     slot->last_access_ms = now;
+  }
+  impl_->signal_pressure_if_needed(mem_after, now);
+  return true;
+}
+
+bool Engine::on_disk_only(std::string_view key) {
+  KeyAccess access(*impl_, key);
+  return access.on_disk_only();
+}
+
+bool Engine::restore_fetched(std::string_view key, std::shared_ptr<Item> stored) {
+  // Built before taking the shard lock, in case the record turns out to be as good as absent.
+  std::shared_ptr<Item> marker = make_absent_marker(key);
+  ItemPtr discarded;  // destroyed after the lock is released
+  uint64_t mem_after = 0;
+  int64_t now = 0;
+  {
+    KeyAccess access(*impl_, key);
+    if (!access.on_disk_only()) return false;
+    now = access.now();
+    Shard& shard = access.shard();
+    shard.table.reserve_one();  // the one step that can fail
+    // The disk's record was counted while it was there only; from now on memory counts it.
+    if (stored && shard.keys_on_disk_only > 0) --shard.keys_on_disk_only;
+    if (stored && !stored->deleted) {
+      if (shard.evicted_documents > 0) --shard.evicted_documents;
+      if (Impl::is_expired(*stored, now)) shard.counters.add(Counter::expired_items);
+    }
+    std::shared_ptr<Item> loaded =
+        stored && !Impl::is_expired(*stored, now) ? std::move(stored) : std::move(marker);
+    const int64_t charge = static_cast<int64_t>(item_charge(*loaded));
+    size_t shortfall = 0;
+    impl_->charge(charge, /*forced=*/true, mem_after, shortfall);
+    shard.bytes += charge;
+    install(shard, access, nullptr, std::move(loaded), /*insert=*/true, 0, now, discarded);
   }
   impl_->signal_pressure_if_needed(mem_after, now);
   return true;

@@ -84,7 +84,8 @@ struct MutationRequest {
   bool prepare = false;
   // A current document whose value this needs but is evicted answers NotResident, before
   // anything is counted or changed: the caller fetches the value and retries, and the retry
-  // is what counts.
+  // is what counts. So does every mutation of a key on disk only (full eviction): what it
+  // replaces decides its revision, its extended attributes and the item counts.
   ValueUse reads_value = ValueUse::None;
 };
 
@@ -107,17 +108,17 @@ inline void number_item(Item& item, const Change& change, uint64_t cas, const VB
   }
 }
 
-// Puts a numbered, charged change in the key's place (`access`'s entry, or a new slot that
-// HashTable::reserve_one() made room for): the item replaces the key's live item or
-// tombstone, or, when it is not to be inserted (null, or published already expired), the
-// entry goes. Whatever it replaced is moved to `replaced`, to be destroyed after unlocking.
-// The shard's tombstone count follows; memory is the caller's to charge.
-inline void install(Shard& shard, KeyAccess& access, Slot* entry, ItemPtr item, bool insert,
+// Puts a numbered, charged change in the key's place (`access`'s occupant, or a new slot
+// that HashTable::reserve_one() made room for): the item replaces the key's live item,
+// tombstone or absent marker, or, when it is not to be inserted (null, or published already
+// expired), the occupant goes. Whatever it replaced is moved to `replaced`, to be destroyed
+// after unlocking. The shard's tombstone count follows; memory is the caller's to charge.
+inline void install(Shard& shard, KeyAccess& access, Slot* occupant, ItemPtr item, bool insert,
                     int64_t lock_until_ms, int64_t now, ItemPtr& replaced) {
-  const size_t tombstones_before = entry && entry->item->deleted ? 1 : 0;
-  const size_t non_resident_before = entry && !entry->item->resident ? 1 : 0;
+  const size_t tombstones_before = occupant && occupant->item->deleted ? 1 : 0;
+  const size_t non_resident_before = occupant && !occupant->item->resident ? 1 : 0;
   if (!insert) {
-    if (entry) {
+    if (occupant) {
       replaced = shard.table.erase(access.index());
       shard.tombstones -= tombstones_before;
       shard.non_resident -= non_resident_before;
@@ -126,14 +127,14 @@ inline void install(Shard& shard, KeyAccess& access, Slot* entry, ItemPtr item, 
   }
   const size_t tombstones_after = item->deleted ? 1 : 0;
   shard.non_resident += (item->resident ? 0 : 1) - non_resident_before;
-  if (entry) {
-    replaced = std::move(entry->item);
-    entry->item = std::move(item);
+  if (occupant) {
+    replaced = std::move(occupant->item);
+    occupant->item = std::move(item);
   } else {
-    entry = &shard.table.insert(access.hash(), std::move(item));
+    occupant = &shard.table.insert(access.hash(), std::move(item));
   }
-  entry->lock_deadline_ms = lock_until_ms;
-  entry->last_access_ms = now;
+  occupant->lock_deadline_ms = lock_until_ms;
+  occupant->last_access_ms = now;
   shard.tombstones += tombstones_after - tombstones_before;
 }
 
@@ -162,10 +163,11 @@ Applied mutate_once(Engine::Impl& impl, const MutationRequest& request, Decide& 
     ShardCounters& counters = shard.counters;
     Slot* slot = access.slot();    // the live item's
     Slot* entry = access.entry();  // the live item's or the tombstone's
+    Slot* occupant = access.occupant();  // the entry's, or the key's absent marker
     Slot* found = request.include_deleted ? entry : slot;
     const ItemPtr& current = found ? found->item : kAbsent;
     const uint64_t cas = request.cas;
-    if (needs_evicted_value(request.reads_value, current.get())) {
+    if (needs_evicted_value(request.reads_value, current.get()) || access.on_disk_only()) {
       return rejected(Status::NotResident);
     }
     if (request.command != Counter::Count) counters.add(request.command);
@@ -206,9 +208,9 @@ Applied mutate_once(Engine::Impl& impl, const MutationRequest& request, Decide& 
     // An item published already expired (a past absolute expiry) just removes the old one
     // (and goes to disk as it is, where warmup will not load it).
     const bool insert = change.item && !Engine::Impl::is_expired(*change.item, now);
-    if (insert && !entry) shard.table.reserve_one();
+    if (insert && !occupant) shard.table.reserve_one();
     const int64_t delta = static_cast<int64_t>(insert ? item_charge(*change.item) : 0) -
-                          static_cast<int64_t>(entry ? item_charge(*entry->item) : 0);
+                          static_cast<int64_t>(occupant ? item_charge(*occupant->item) : 0);
     if (!impl.charge(delta, false, mem_after, shortfall)) {
       return rejected(Status::OutOfMemory);
     }
@@ -222,7 +224,7 @@ Applied mutate_once(Engine::Impl& impl, const MutationRequest& request, Decide& 
     if (change.item) number_item(*change.item, change, new_cas, request.vbucket, seqno, entry);
     if (dirty) wake_flusher = impl.queue_dirty(shard, change.item);
     ItemPtr published = insert ? change.item : nullptr;
-    install(shard, access, entry, published, insert, change.lock_until_ms, now, replaced);
+    install(shard, access, occupant, published, insert, change.lock_until_ms, now, replaced);
     return {Status::Success, new_cas, seqno, std::move(published)};
   }();
   impl.signal_pressure_if_needed(mem_after, now);

@@ -143,7 +143,7 @@ TEST_F(PersistenceTest, AnEvictedValueComesBackThroughTheBgFetcher) {
   ASSERT_GT(node.data.engine.evict(node.data.engine.mem_used()), 0u);
   ASSERT_EQ(node.data.value_of("k"), "<NotResident>");
   bool told = false;
-  node.persistence.bg_fetcher().fetch("k", [&told] { told = true; });
+  node.persistence.bg_fetcher().fetch("k", 3, [&told] { told = true; });
   executor_.run_ready();
   EXPECT_TRUE(told);
   EXPECT_EQ(node.data.value_of("k"), "value");

@@ -132,6 +132,13 @@ std::shared_ptr<Item> make_non_resident(const Item& document) {
   return item;
 }
 
+std::shared_ptr<Item> make_absent_marker(std::string_view key) {
+  auto marker = make_item(key, {});
+  marker->deleted = true;
+  marker->absent = true;
+  return marker;
+}
+
 size_t item_charge(size_t key_size, size_t value_size) {
   // The item with its reference-count block (two counts, a vtable pointer, the allocator),
   // the heap's own header, and a hash-table slot at the table's average load (~2/3).

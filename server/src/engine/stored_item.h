@@ -31,6 +31,10 @@ std::shared_ptr<Item> remeta_item(const ItemPtr& base);
 // value. It costs the quota its key and the per-item overhead only.
 std::shared_ptr<Item> make_non_resident(const Item& document);
 
+// Full eviction's absent marker for `key` (Item::absent, and deleted): the key alone, no
+// value, never expiring; it costs the quota what a non-resident copy does.
+std::shared_ptr<Item> make_absent_marker(std::string_view key);
+
 // Test seam: while this is set, make_non_resident() fails as if the allocation had
 // (std::bad_alloc), so tests can reach eviction's failure path.
 inline std::atomic<bool> fail_non_resident_for_testing{false};

@@ -1,11 +1,8 @@
 #include "engine/warmup.h"
 
-#include <algorithm>
-#include <limits>
-
 #include <spdlog/spdlog.h>
 
-#include "engine/stored_item.h"
+#include "engine/record_item.h"
 
 namespace tern::engine {
 
@@ -26,27 +23,6 @@ Warmup::Warmup(Engine& engine, std::span<VBucket> vbuckets, storage::Store& stor
       vbuckets_(vbuckets),
       store_(store),
       clock_(clock) {}
-
-std::shared_ptr<Item> Warmup::item_of(const storage::Record& record) const {
-  auto item = make_item(record.key, {record.value});
-  item->cas = record.cas;
-  item->seqno = record.seqno;
-  item->rev_seqno = record.rev_seqno;
-  item->flags = record.flags;
-  item->vbucket = record.vbucket;
-  item->datatype = record.datatype;
-  item->deleted = record.deleted;
-  if (record.deleted) {
-    // Back from the deletion time the flusher stored to the purge time the engine keeps.
-    const uint64_t purge_at =
-        uint64_t{record.expiry} + engine_.config().metadata_purge_seconds;
-    item->expiry_ms = engine_.expiry_deadline_ms(
-        static_cast<uint32_t>(std::min<uint64_t>(purge_at, std::numeric_limits<uint32_t>::max())));
-  } else {
-    item->expiry_ms = engine_.expiry_deadline_ms(record.expiry);
-  }
-  return item;
-}
 
 bool Warmup::load() {
   for (const storage::VBucketSeqno& stored : store_.high_seqnos()) {
@@ -71,7 +47,7 @@ bool Warmup::load() {
     if (record.seqno > vbucket.high_seqno()) vbucket.restore_seqno(record.seqno);
     // Past the quota the rest is only counted, so the log can say exactly what stayed out.
     const Engine::Restored restored =
-        full ? Engine::Restored::Full : engine_.restore(item_of(record));
+        full ? Engine::Restored::Full : engine_.restore(item_of_record(engine_, record));
     switch (restored) {
       case Engine::Restored::Value:
         loaded_.fetch_add(1, std::memory_order_relaxed);
@@ -81,6 +57,9 @@ bool Warmup::load() {
         keys_.fetch_add(1, std::memory_order_relaxed);
         break;
       case Engine::Restored::Skipped:
+        break;
+      case Engine::Restored::OnDiskOnly:
+        on_disk_only_.fetch_add(1, std::memory_order_relaxed);
         break;
       case Engine::Restored::Full:
         full = true;
@@ -115,8 +94,10 @@ bool Warmup::run() {
                  keys, skipped());
   }
   spdlog::info("warmup: done in {} ms: {} keys loaded ({:.0f} per second), {} of them with "
-               "their values; the other values are fetched from disk when read",
-               duration, keys, duration > 0 ? keys * 1000.0 / duration : 0.0, loaded_values());
+               "their values, {} left on disk only; what is not in memory is fetched from "
+               "disk when read",
+               duration, keys, duration > 0 ? keys * 1000.0 / duration : 0.0, loaded_values(),
+               on_disk_only());
   state_.store(WarmupState::Done, std::memory_order_release);
   if (done_listener_) done_listener_();
   return false;

@@ -7,7 +7,8 @@
 // Keys and metadata first, values while the quota allows: a document is loaded whole while
 // that fits below the low watermark, else as its non-resident copy (metadata only; the
 // value is fetched from disk when read: BgFetcher), while that fits below the high
-// watermark (Engine::restore). Only when even metadata does not fit does it stop loading,
+// watermark (Engine::restore). Under full eviction what does not fit below the low
+// watermark stays on disk only, keys and all, and is fetched when a request needs it. Only when even metadata does not fit does it stop loading,
 // and logs how many documents and tombstones stayed on disk only: those read as missing.
 // A store that cannot be read (StoreError) ends the run with an error in the log, and the
 // bucket stays not warm rather than serve part of its data. So does a cancel (the bucket
@@ -17,8 +18,7 @@
 // Every record read raises the engine's CAS floor past its CAS, loaded or not, so that no CAS
 // issued after the restart repeats one a client may hold (Engine::raise_cas_floor).
 //
-// A tombstone comes back with its purge time as its expiry (Item::expiry_ms), the deletion
-// time the flusher stored plus Config::metadata_purge_seconds.
+// Records become items as a background fetch makes them (record_item.h).
 
 #include <atomic>
 #include <cstdint>
@@ -60,11 +60,11 @@ class Warmup final : public executor::Task {
   uint64_t loaded_keys() const { return keys_.load(std::memory_order_relaxed); }
   // Records not loaded for lack of memory (or filed under no vbucket of the bucket).
   uint64_t skipped() const { return skipped_.load(std::memory_order_relaxed); }
+  // Full eviction: records left on disk past the low watermark, read when needed.
+  uint64_t on_disk_only() const { return on_disk_only_.load(std::memory_order_relaxed); }
   int64_t duration_ms() const { return duration_ms_.load(std::memory_order_relaxed); }
 
  private:
-  // The item for a stored record, as it was published.
-  std::shared_ptr<Item> item_of(const storage::Record& record) const;
   // Loads every record and returns true, or false when the task was cancelled meanwhile;
   // throws StoreError when the store cannot be read.
   bool load();
@@ -78,6 +78,7 @@ class Warmup final : public executor::Task {
   std::atomic<uint64_t> loaded_{0};
   std::atomic<uint64_t> keys_{0};
   std::atomic<uint64_t> skipped_{0};
+  std::atomic<uint64_t> on_disk_only_{0};
   std::atomic<int64_t> duration_ms_{0};
 };
 

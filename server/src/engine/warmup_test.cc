@@ -208,7 +208,7 @@ TEST_F(WarmupTest, LoadsOnlyMetadataPastTheLowWatermarkAndThoseValuesFetchBack) 
     const GetResult got = after->engine.get(key(i));
     if (got.status == Status::Success) continue;
     ASSERT_EQ(got.status, Status::NotResident) << key(i);
-    fetcher.fetch(key(i), [&told] { ++told; });
+    fetcher.fetch(key(i), 0, [&told] { ++told; });
   }
   executor_.run_ready();
   EXPECT_EQ(static_cast<uint64_t>(told), kDocuments - warmup_->loaded_values());
