@@ -15,7 +15,7 @@ const {
   TimeoutError, CouchbaseError, RawBinaryTranscoder, RawStringTranscoder, DurabilityLevel, ServiceType,
 } = couchbase;
 
-// Generous for a busy two-core machine; the lock test uses its own short timeout on purpose.
+// Generous for a busy two-core machine; the lock test uses its own shorter timeout on purpose.
 const TIMEOUTS = { kvTimeout: 10000, kvDurableTimeout: 15000, connectTimeout: 10000, bootstrapTimeout: 20000 };
 const READY_TIMEOUT_MS = 20000;
 // A failure (wrong password, unknown bucket or collection) must come back within this.
@@ -173,12 +173,14 @@ for (const target of targets) {
     it('getAndLock: a mutation is refused while locked; unlock, then it succeeds', async () => {
       const k = key('lock');
       const up = await coll.upsert(k, { v: 'before' });
-      const locked = await coll.getAndLock(k, 15);
+      // Locked for the longest time ternd allows (30 s), far past the upsert's timeout below.
+      const locked = await coll.getAndLock(k, 30);
       assert.deepEqual(locked.content, { v: 'before' });
       assert.notEqual(locked.cas.toString(), up.cas.toString(), 'a lock hands out a new CAS');
-      // The server answers Locked; the SDK retries that until the operation's timeout, so a
-      // short timeout makes it give up: DocumentLocked, or a timeout whose reason is kv_locked.
-      const err = await rejection(coll.upsert(k, { v: 'while locked' }, { timeout: 1500 }), 'upsert of a locked key');
+      // The server answers Locked; the SDK retries that until the operation's timeout, then
+      // gives up: DocumentLocked, or a timeout whose reason is kv_locked. The timeout leaves
+      // room for at least one answer on a busy machine: one before it would name no reason.
+      const err = await rejection(coll.upsert(k, { v: 'while locked' }, { timeout: 5000 }), 'upsert of a locked key');
       const lockedRefusal = err instanceof DocumentLockedError ||
         // The C++ core names the reason key_value_locked (kv_locked in older cores).
         (err instanceof TimeoutError && (err.context?.retry_reasons ?? []).some((r) => /locked/.test(r)));
