@@ -88,18 +88,14 @@ void read_type_and_eviction(const TableReader& bucket_table, BucketSpec& bucket)
                       "applies to couchbase buckets only: an ephemeral bucket has no disk to "
                       "evict to");
   }
-  if (*policy == "full") {
-    // Refused rather than accepted and treated as "value": a deployment asking for full
-    // eviction expects its keys to leave memory too, which ternd cannot do yet.
-    bucket_table.fail("eviction_policy",
-                      "\"full\" is not implemented yet: use \"value\" (keys and metadata stay "
-                      "in memory)");
-  }
-  if (*policy != "value") {
+  if (*policy == "value") {
+    bucket.eviction_policy = EvictionPolicy::Value;
+  } else if (*policy == "full") {
+    bucket.eviction_policy = EvictionPolicy::Full;
+  } else {
     bucket_table.fail("eviction_policy",
                       fmt::format("must be \"value\" or \"full\" (got '{}')", *policy));
   }
-  bucket.eviction_policy = EvictionPolicy::Value;
 }
 
 }  // namespace

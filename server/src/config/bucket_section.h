@@ -5,7 +5,7 @@
 //   [[bucket]]
 //   name = "default"
 //   type = "couchbase"        # or "ephemeral"; couchbase (persistent) when left out
-//   eviction_policy = "value" # couchbase buckets only; "full" is not implemented yet
+//   eviction_policy = "value" # couchbase buckets only: "value" (the default) or "full"
 //   memory_quota_mb = 256
 //   manifest_uid = 2          # optional: the number of scopes and collections created
 //   [[bucket.scope]]          # any number; name = "_default" adds to the default scope

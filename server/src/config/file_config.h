@@ -45,7 +45,7 @@ struct ScopeSpec {
 enum class BucketType { Couchbase, Ephemeral };
 
 // What a couchbase bucket may evict under memory pressure: values only (keys and metadata
-// stay in memory), or whole items. Only Value is implemented.
+// stay in memory), or whole items, so that memory no longer bounds the number of keys.
 enum class EvictionPolicy { Value, Full };
 
 struct BucketSpec {

@@ -150,15 +150,20 @@ TEST(ParseConfigTest, ReadsBucketTypesAndTheEvictionPolicy) {
   struct Row {
     std::string lines;  // added to the minimal bucket
     BucketType type;
+    EvictionPolicy policy;
   };
-  for (const Row& row : std::vector<Row>{{"", BucketType::Couchbase},
-                                         {"type = \"couchbase\"\n", BucketType::Couchbase},
-                                         {"type = \"couchbase\"\neviction_policy = \"value\"\n",
-                                          BucketType::Couchbase},
-                                         {"type = \"ephemeral\"\n", BucketType::Ephemeral}}) {
+  for (const Row& row : std::vector<Row>{
+           {"", BucketType::Couchbase, EvictionPolicy::Value},
+           {"type = \"couchbase\"\n", BucketType::Couchbase, EvictionPolicy::Value},
+           {"type = \"couchbase\"\neviction_policy = \"value\"\n", BucketType::Couchbase,
+            EvictionPolicy::Value},
+           {"type = \"couchbase\"\neviction_policy = \"full\"\n", BucketType::Couchbase,
+            EvictionPolicy::Full},
+           {"eviction_policy = \"full\"\n", BucketType::Couchbase, EvictionPolicy::Full},
+           {"type = \"ephemeral\"\n", BucketType::Ephemeral, EvictionPolicy::Value}}) {
     const FileConfig config = parse_config(kMinimalBucket + row.lines, kSource);
     EXPECT_EQ(config.buckets[0].type, row.type) << row.lines;
-    EXPECT_EQ(config.buckets[0].eviction_policy, EvictionPolicy::Value) << row.lines;
+    EXPECT_EQ(config.buckets[0].eviction_policy, row.policy) << row.lines;
   }
 }
 
@@ -304,12 +309,13 @@ std::vector<Rejection> rejections() {
        "(memory only) (got 'memcached')"},
       {"bucket type as a boolean", with_bucket("type = true\n"),
        "bucket[0].type: must be a string (got a boolean)"},
-      {"full eviction", with_bucket("eviction_policy = \"full\"\n"),
-       "bucket[0].eviction_policy: \"full\" is not implemented yet: use \"value\""},
       {"unknown eviction policy", with_bucket("eviction_policy = \"lru\"\n"),
        "bucket[0].eviction_policy: must be \"value\" or \"full\" (got 'lru')"},
       {"eviction policy of an ephemeral bucket",
        with_bucket("type = \"ephemeral\"\neviction_policy = \"value\"\n"),
+       "bucket[0].eviction_policy: applies to couchbase buckets only"},
+      {"full eviction of an ephemeral bucket",
+       with_bucket("type = \"ephemeral\"\neviction_policy = \"full\"\n"),
        "bucket[0].eviction_policy: applies to couchbase buckets only"},
       {"empty data dir", "[server]\ndata_dir = \"\"\n" + with_bucket(""),
        "test.toml:2:12: server.data_dir: must not be empty"},

@@ -18,11 +18,20 @@ namespace {
 // Iterations for credentials derived from a development password at start-up.
 constexpr uint32_t kDevPasswordIterations = 4096;
 
-engine::Config engine_config(const Options& options, size_t quota_bytes, bool persistent) {
+// An ephemeral bucket's engine settings: what every bucket shares.
+engine::Config engine_config(const Options& options, size_t quota_bytes) {
   engine::Config config;
   config.memory_quota_bytes = quota_bytes;
   config.max_item_size = options.max_item_size;
-  config.persistent = persistent;
+  return config;
+}
+
+// A bucket the file declares: its type and eviction policy on top of the shared settings.
+engine::Config engine_config(const Options& options, const config::BucketSpec& spec) {
+  engine::Config config = engine_config(options, spec.memory_quota_bytes);
+  config.persistent = spec.type == config::BucketType::Couchbase;
+  config.full_eviction =
+      config.persistent && spec.eviction_policy == config::EvictionPolicy::Full;
   return config;
 }
 
@@ -40,7 +49,8 @@ void make_persistent(engine::Bucket& bucket, const Options& options) {
   // deleted document come back at the next warmup, or be forgotten while memory still has it.
   store_options.purge_interval_seconds = bucket.documents().config().metadata_purge_seconds;
   bucket.make_persistent(storage::open_rocksdb_store(directory, store_options));
-  spdlog::info("bucket {}: couchbase (persistent), data in {}", bucket.name(), directory);
+  spdlog::info("bucket {}: couchbase (persistent), data in {}, {} eviction", bucket.name(),
+               directory, bucket.documents().config().full_eviction ? "full" : "value");
 }
 
 cluster::CollectionsManifest manifest_of(const config::BucketSpec& spec) {
@@ -86,7 +96,7 @@ std::unique_ptr<commands::Node> build_node(const Options& options,
   auth::UserDirectory users;
   if (file == nullptr) {
     buckets.push_back(std::make_unique<engine::Bucket>(
-        "default", engine_config(options, options.memory_mb * 1024 * 1024, false),
+        "default", engine_config(options, options.memory_mb * 1024 * 1024),
         cluster::CollectionsManifest::default_only(), 1));
     return std::make_unique<commands::Node>(std::move(settings), std::move(buckets),
                                             std::move(users));
@@ -96,11 +106,9 @@ std::unique_ptr<commands::Node> build_node(const Options& options,
   settings.anonymous_bucket = file->server.anonymous_bucket.value_or("");
   for (size_t i = 0; i < file->buckets.size(); ++i) {
     const config::BucketSpec& spec = file->buckets[i];
-    const bool persistent = spec.type == config::BucketType::Couchbase;
-    buckets.push_back(std::make_unique<engine::Bucket>(
-        spec.name, engine_config(options, spec.memory_quota_bytes, persistent), manifest_of(spec),
-        i + 1));
-    if (persistent) {
+    buckets.push_back(std::make_unique<engine::Bucket>(spec.name, engine_config(options, spec),
+                                                       manifest_of(spec), i + 1));
+    if (buckets.back()->documents().config().persistent) {
       make_persistent(*buckets.back(), options);
     } else {
       spdlog::info("bucket {}: ephemeral (memory only)", spec.name);
