@@ -176,14 +176,17 @@ public abstract class CouchbaseKvScenarioTests(CouchbaseFixture fixture)
         var key = NewKey("lock");
         var stored = await Target.UpsertAsync(key, "before");
 
-        using var locked = await Target.GetAndLockAsync(key, TimeSpan.FromSeconds(15));
+        // Locked for the longest time ternd allows (30 s), far past the upsert's timeout below.
+        using var locked = await Target.GetAndLockAsync(key, TimeSpan.FromSeconds(30));
         Assert.Equal("before", locked.ContentAsString());
         Assert.NotEqual(stored.Cas, locked.Cas); // a lock hands out a new CAS
 
-        // ternd answers Locked; the SDK retries that until the operation's timeout: a short one makes it give up.
+        // ternd answers Locked; the SDK retries that until the operation's timeout, then gives up. The timeout
+        // must leave room for at least one answer even on a busy machine: a timeout before the first Locked
+        // answer would not say "locked".
         var watch = Stopwatch.StartNew();
         var refused = await Record.ExceptionAsync(
-            () => Target.UpsertAsync(key, "while locked", new UpsertOptions { Timeout = TimeSpan.FromSeconds(1.5) }).AsTask());
+            () => Target.UpsertAsync(key, "while locked", new UpsertOptions { Timeout = TimeSpan.FromSeconds(5) }).AsTask());
         Assert.True(refused is DocumentLockedException || (refused is TimeoutException && refused.Message.Contains("locked")),
             $"upsert of a locked key after {watch.ElapsedMilliseconds} ms: {refused}");
 
