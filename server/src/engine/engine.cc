@@ -36,6 +36,7 @@ constexpr uint8_t kJson = protocol::datatype::kJson;
 
 KeyAccess::KeyAccess(Engine::Impl& impl, std::string_view key)
     : impl_(impl),
+      key_(key),
       hash_(hash_key(key)),
       shard_(impl.shard_for(hash_)),
       now_(impl.clock.steady_ms()),

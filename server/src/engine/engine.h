@@ -48,8 +48,8 @@ struct Config {
   bool persistent = false;
   // Full eviction (persistent buckets only): eviction drops whole documents and tombstones
   // already on disk, keys and metadata too, instead of only values, so that memory no longer
-  // bounds the number of keys. A key with nothing in memory may then be on disk (as long as
-  // its shard has evicted anything, or warmup left any of its keys on disk): every operation
+  // bounds the number of keys. A key with nothing in memory may then be on disk (once its
+  // shard has evicted anything, or warmup left any of its keys on disk): every operation
   // on it answers NotResident (changing and counting nothing) until a background fetch has
   // read the key (restore_fetched()). A key the disk does not hold either then keeps an
   // absent marker in memory (Item::absent), so that later operations need not read the disk
@@ -361,9 +361,9 @@ class Engine {
 
   // Full eviction, background fetch: puts in memory what the disk holds for a key that is
   // on disk only: `stored`, the key's record as Warmup would load it (a document or a
-  // tombstone), or, when null, an absent marker. A document that expired on disk, or a
-  // tombstone due for purging, leaves a marker too (the expired document counts in
-  // expired_items). Charged to the quota even past it (the requests are about to read it;
+  // tombstone), or, when null, an absent marker. A document that expired on disk expires at
+  // once, as one found in memory does (its tombstone queued for the disk); a tombstone due
+  // for purging, or a record a flush dropped (see flush()), leaves a marker too. Charged to the quota even past it (the requests are about to read it;
   // the pager evicts again). Returns false, changing nothing, when the key is no longer on
   // disk only (another fetch or a change got there first). May throw std::bad_alloc.
   bool restore_fetched(std::string_view key, std::shared_ptr<Item> stored);

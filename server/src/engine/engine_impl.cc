@@ -51,9 +51,10 @@ size_t Engine::Impl::apply_flush(Shard& shard, std::unique_lock<std::mutex>& loc
     shard.bytes = 0;
     shard.tombstones = 0;
     shard.non_resident = 0;
-    // A flush forgets memory only, and what it dropped stays on disk until the next warmup.
+    // A flush forgets memory only: what it dropped stays on disk until the next warmup, and
+    // reads as absent until then (no CAS issued from now on is below this one).
     shard.evicted_documents = 0;
-    shard.keys_on_disk_only = 0;
+    shard.flushed_below_cas = next_cas(shard);
     shard.purge_cursor = 0;
     lock.unlock();
   }

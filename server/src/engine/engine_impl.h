@@ -61,12 +61,15 @@ struct alignas(64) Shard {
   // Full eviction: live documents of this shard's keys that are on disk only (evicted whole,
   // or left there by warmup). Counted in curr_items; a fetch that brings one back uncounts it.
   size_t evicted_documents = 0;
-  // Full eviction: the keys of this shard, documents and tombstones, that the disk holds and
-  // memory does not. While there are none, a key missing from memory is missing from disk
-  // too (every other key on disk is in memory), so it needs no fetch. A fetch that finds a
-  // record uncounts it; one that finds none (a tombstone compaction dropped) leaves it
-  // counted, which costs only needless fetches, never a wrong answer.
-  size_t keys_on_disk_only = 0;
+  // Full eviction: whether any key of this shard ever left memory while the disk kept it
+  // (evicted whole, or left on disk by warmup). Until then a key missing from memory is
+  // absent on disk too (or only expired or removed there), so a miss needs no fetch. It
+  // never goes back: a count would have to follow every way a record outlives its key in
+  // memory, and one missed decrement would make a key on disk read as absent.
+  bool keys_left_memory = false;
+  // Full eviction: what the disk still holds of a flush (memory only, see Engine::flush)
+  // reads as absent: the records of this shard's keys with a CAS below this one.
+  uint64_t flushed_below_cas = 0;
   size_t purge_cursor = 0;
   size_t sample_cursor = 0;  // where eviction sampling resumes
   size_t index = 0;  // position in the engine, part of every CAS this shard issues
@@ -301,12 +304,17 @@ class KeyAccess {
   // change replaces and what the memory accounting charges for.
   Slot* occupant() { return index_ == HashTable::npos ? nullptr : &shard_.table.at(index_); }
   // Full eviction: nothing of the key is in memory, so only the disk knows what it holds.
+  // Never while a durable write of the key is pending: the disk may hold the prepared
+  // write, and the committed state is in memory (nothing of such a key is evicted) or, when
+  // nothing of it is there, absent.
   bool on_disk_only() const {
-    return impl_.full_eviction && index_ == HashTable::npos && shard_.keys_on_disk_only > 0;
+    return impl_.full_eviction && index_ == HashTable::npos && shard_.keys_left_memory &&
+           (shard_.prepared.empty() || !shard_.prepared.contains(key_));
   }
 
  private:
   Engine::Impl& impl_;
+  const std::string_view key_;
   const uint64_t hash_;
   Shard& shard_;
   const int64_t now_;

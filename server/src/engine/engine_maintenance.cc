@@ -74,7 +74,7 @@ size_t evict_slot(Engine::Impl& impl, Shard& shard, size_t index, std::vector<It
   if (!impl.persistent || impl.full_eviction) {
     next = index;  // look at it again
     const size_t charge = impl.remove_slot(shard, index, evicted.emplace_back());
-    if (impl.full_eviction && !evicted.back()->absent) ++shard.keys_on_disk_only;
+    if (impl.full_eviction && !evicted.back()->absent) shard.keys_left_memory = true;
     // A tombstone (or an absent marker) is not an item: dropping one frees memory but
     // evicts nothing.
     if (!evicted.back()->deleted) {
@@ -189,9 +189,12 @@ size_t Engine::evict(size_t bytes_to_free) { return impl_->evict(bytes_to_free);
 size_t Engine::Impl::eviction_gain(const Shard& shard, const Slot& slot, int64_t now) const {
   const Item& item = *slot.item;
   if (is_locked(slot, now)) return 0;
-  if (!persistent || item.absent) return item_charge(item);
-  if (!on_disk(item)) return 0;
+  if (!persistent) return item_charge(item);
   if (!shard.prepared.empty() && shard.prepared.contains(item.key())) return 0;
+  if (item.absent) return item_charge(item);
+  // An expired document is the purge's, which leaves its tombstone; evicted, it would still
+  // count as an item.
+  if (!on_disk(item) || is_expired(item, now)) return 0;
   if (full_eviction) return item_charge(item);
   if (item.deleted || !item.resident) return 0;
   return item.value().size();  // the non-resident copy keeps the rest

@@ -79,7 +79,9 @@ Engine::Restored Engine::restore(std::shared_ptr<Item> item) {
   ItemPtr replaced;  // destroyed after the lock is released
   KeyAccess access(*impl_, item->key());
   Shard& shard = access.shard();
-  Slot* entry = access.entry();
+  // Warmup runs before any fetch could leave an absent marker; were one there, it is
+  // replaced like anything else.
+  Slot* entry = access.occupant();
   // The key was written through another vbucket too: the later write (higher CAS) wins.
   if (entry && entry->item->cas >= item->cas) return Restored::Skipped;
   // An expired document (or a tombstone due for purging) is as good as absent, and so is
@@ -102,7 +104,7 @@ Engine::Restored Engine::restore(std::shared_ptr<Item> item) {
   if (impl_->full_eviction && !fits_below(*item, impl_->low_watermark)) {
     if (entry) impl_->remove_slot(shard, access.index(), replaced);
     if (!item->deleted) ++shard.evicted_documents;
-    ++shard.keys_on_disk_only;
+    shard.keys_left_memory = true;
     return Restored::OnDiskOnly;
   }
   std::shared_ptr<Item> loaded = std::move(item);
@@ -169,31 +171,42 @@ bool Engine::on_disk_only(std::string_view key) {
 
 bool Engine::restore_fetched(std::string_view key, std::shared_ptr<Item> stored) {
   // Built before taking the shard lock, in case the record turns out to be as good as absent.
-  std::shared_ptr<Item> marker = make_absent_marker(key);
+  const std::shared_ptr<Item> marker = make_absent_marker(key);
   ItemPtr discarded;  // destroyed after the lock is released
+  ItemPtr expired;    // likewise
   uint64_t mem_after = 0;
   int64_t now = 0;
+  bool wake_flusher = false;
   {
     KeyAccess access(*impl_, key);
     if (!access.on_disk_only()) return false;
     now = access.now();
     Shard& shard = access.shard();
-    shard.table.reserve_one();  // the one step that can fail
-    // The disk's record was counted while it was there only; from now on memory counts it.
-    if (stored && shard.keys_on_disk_only > 0) --shard.keys_on_disk_only;
-    if (stored && !stored->deleted) {
-      if (shard.evicted_documents > 0) --shard.evicted_documents;
-      if (Impl::is_expired(*stored, now)) shard.counters.add(Counter::expired_items);
+    // What a flush dropped reads as absent, and so does a tombstone due for purging.
+    if (stored && (stored->cas < shard.flushed_below_cas ||
+                   (stored->deleted && Impl::is_expired(*stored, now)))) {
+      stored = nullptr;
     }
-    std::shared_ptr<Item> loaded =
-        stored && !Impl::is_expired(*stored, now) ? std::move(stored) : std::move(marker);
-    const int64_t charge = static_cast<int64_t>(item_charge(*loaded));
-    size_t shortfall = 0;
-    impl_->charge(charge, /*forced=*/true, mem_after, shortfall);
-    shard.bytes += charge;
-    install(shard, access, nullptr, std::move(loaded), /*insert=*/true, 0, now, discarded);
+    const auto put = [&](std::shared_ptr<Item> item) {
+      shard.table.reserve_one();  // the one step that can fail
+      const int64_t charge = static_cast<int64_t>(item_charge(*item));
+      size_t shortfall = 0;
+      impl_->charge(charge, /*forced=*/true, mem_after, shortfall);
+      shard.bytes += charge;
+      install(shard, access, nullptr, std::move(item), /*insert=*/true, 0, now, discarded);
+    };
+    put(stored ? stored : marker);
+    // The disk's document was counted while it was there only; from now on memory counts it.
+    if (stored && !stored->deleted && shard.evicted_documents > 0) --shard.evicted_documents;
+    // A document that expired on disk expires now, as one found in memory does: its tombstone
+    // goes to disk too. With no tombstones kept that leaves the key nothing: it is absent.
+    if (stored && !stored->deleted && Impl::is_expired(*stored, now)) {
+      impl_->purge_slot(shard, shard.table.find(access.hash(), key), now, expired, wake_flusher);
+      if (shard.table.find(access.hash(), key) == HashTable::npos) put(marker);
+    }
   }
   impl_->signal_pressure_if_needed(mem_after, now);
+  if (wake_flusher) impl_->notify_dirty();
   return true;
 }
 

@@ -228,7 +228,7 @@ TEST_F(FullEvictionTest, AFetchedTombstoneTellsGetMetaTheDocumentWasRemoved) {
   EXPECT_EQ(engine().get_meta("k").rev_seqno, 3u) << "the revision goes on from the tombstone";
 }
 
-TEST_F(FullEvictionTest, ADocumentThatExpiredOnDiskComesBackAsAbsent) {
+TEST_F(FullEvictionTest, ADocumentThatExpiredOnDiskExpiresWhenFetchedAndLeavesATombstone) {
   set("k", "short lived", /*expiry=*/10);
   flush();
   evict_all();
@@ -238,9 +238,54 @@ TEST_F(FullEvictionTest, ADocumentThatExpiredOnDiskComesBackAsAbsent) {
   fetch("k");
   EXPECT_FALSE(engine().on_disk_only("k"));
   EXPECT_EQ(engine().get("k").status, Status::NotFound);
-  const Stats stats = engine().stats();
+  EXPECT_TRUE(engine().get_meta("k").deleted) << "expired as one in memory does";
+  EXPECT_EQ(engine().dirty_count(), 1u) << "its tombstone goes to disk";
+  Stats stats = engine().stats();
   EXPECT_EQ(stats.curr_items, 0u);
   EXPECT_EQ(stats.expired_items, 1u);
+
+  // Fetched again later, the disk's tombstone says the same, and nothing is counted twice.
+  flush();
+  evict_all();
+  fetch("k");
+  EXPECT_TRUE(engine().get_meta("k").deleted);
+  stats = engine().stats();
+  EXPECT_EQ(stats.curr_items, 0u);
+  EXPECT_EQ(stats.expired_items, 1u);
+}
+
+TEST_F(FullEvictionTest, AnExpiredDocumentIsPurgedNotEvicted) {
+  set("k", "short lived", /*expiry=*/10);
+  flush();
+  clock_.advance_seconds(11);
+  evict_all();
+  EXPECT_FALSE(engine().on_disk_only("k")) << "evicted, it would still count as an item";
+}
+
+TEST_F(FullEvictionTest, WhatAFlushDroppedStaysAbsentAfterOtherKeysAreEvicted) {
+  set("flushed", "old");
+  flush();
+  engine().flush(0);
+  evict_some_of_every_shard();  // written after the flush, so they are kept
+  ASSERT_TRUE(engine().on_disk_only("flushed"));
+  fetch("flushed");
+  EXPECT_EQ(engine().get("flushed").status, Status::NotFound);
+  fetch("filler0");
+  EXPECT_EQ(data_->value_of("filler0"), "f");
+  EXPECT_EQ(engine().stats().curr_items, 64u);
+}
+
+TEST_F(FullEvictionTest, AKeyWithADurableWritePendingIsNeverReadFromDisk) {
+  evict_some_of_every_shard();
+  fetch("p");  // absent: a marker
+  const MutationResult prepared = data_->set("p", "pending", kFiled, 0, /*prepare=*/true);
+  ASSERT_EQ(prepared.status, Status::Success);
+  flush();  // the disk holds the prepared write now
+  evict_all();
+  EXPECT_FALSE(engine().on_disk_only("p")) << "its marker stays while the write is pending";
+  EXPECT_EQ(engine().get("p").status, Status::NotFound) << "the committed state: absent";
+  ASSERT_TRUE(engine().commit_prepared("p", prepared.cas));
+  EXPECT_EQ(data_->value_of("p"), "pending");
 }
 
 TEST_F(FullEvictionTest, AFetchThatLostTheRaceChangesNothing) {
