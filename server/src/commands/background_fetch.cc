@@ -24,9 +24,9 @@ Outcome fetch_and_run_again(const Command& cmd) {
     return Outcome::Continue;
   }
   ParkedNotifier notify = cmd.session.parker->park(cmd.reply.request(), cmd.reply.context());
-  // The fetcher finds the vbucket the document is filed under itself: the request's may not
-  // be it (memcached clients send every key on vbucket 0).
-  persistence->bg_fetcher().fetch(std::string(cmd.key()),
+  // The vbucket the key is filed under, not the request's (memcached clients send every key
+  // on vbucket 0): a key on disk only (full eviction) is read from there.
+  persistence->bg_fetcher().fetch(std::string(cmd.key()), cmd.filed_vbucket,
                                   [notify = std::move(notify)] { run_again(notify); });
   return Outcome::WouldBlock;
 }

@@ -1,11 +1,13 @@
 #pragma once
-// Requests that need a value the engine evicted. In a persistent bucket the item pager may
-// drop a persisted document's value and keep only its key and metadata; an engine call that
-// needs the value then answers NotResident and changes nothing (engine.h, "Value eviction").
-// Every handler hands such a failure to one function here, which queues a background fetch
-// of the key (engine/bg_fetcher.h, on the Reader pool) and parks the request to run again
-// once the value is back in memory (parked_request.h: run_again), so no worker thread waits
-// for the disk. Running again may find the value evicted again (the pager ran meanwhile) and
+// Requests that need what the engine evicted. In a persistent bucket the item pager may
+// drop a persisted document's value and keep only its key and metadata (value eviction), or
+// under full eviction the whole document; an engine call that needs the value, or meets a key
+// with nothing in memory, then answers NotResident and changes nothing (engine.h, "Value
+// eviction", Config::full_eviction). Every handler hands such a failure to one function
+// here, which queues a background fetch of the key from the vbucket it is filed under
+// (Command::filed_vbucket; engine/bg_fetcher.h, on the Reader pool) and parks the request to
+// run again once the key is back in memory (parked_request.h: run_again), so no worker thread
+// waits for the disk. Running again may find the value evicted again (the pager ran meanwhile) and
 // fetch again, at most kMaxFetchRetries times; after that, or where nothing can wait (an
 // ephemeral bucket, a connection without a parker), the client is told to retry (Etmpfail).
 

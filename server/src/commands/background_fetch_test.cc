@@ -2,7 +2,7 @@
 // bucket (RocksDB in a temporary directory, its tasks on a ManualExecutor): each command that
 // needs a value parks, the background fetch reads it back, and the request runs again and
 // answers as it would have; a value that keeps being evicted ends in Etmpfail; STAT counts
-// the fetches.
+// the fetches. Under full eviction the fetch reads the key from the vbucket it is filed under.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/vbucket_of.h"
 #include "commands/background_fetch.h"
 #include "commands/dispatcher_harness.h"
 #include "commands/persistent_bucket_harness.h"
@@ -208,6 +209,32 @@ TEST_F(BackgroundFetchTest, StatCountsTheFetches) {
   std::map<std::string, std::string> stats;
   for (const Response& r : c.run({.opcode = Opcode::Stat})) stats[r.key] = r.value;
   EXPECT_EQ(stats["ep_bg_fetched"], "2");
+}
+
+// A key with nothing in memory (full eviction) is read from the vbucket the bucket filed it
+// under, the one its key hashes to, not the request's: memcached clients send every key on
+// vbucket 0, and a read of vbucket 0 would find nothing there and answer a miss.
+TEST_F(BackgroundFetchTest, AKeyOnDiskOnlyIsFetchedFromTheVBucketItIsFiledUnder) {
+  const std::string key = "k";
+  ASSERT_NE(cluster::vbucket_of(key, cluster::kVBucketCount), 0)
+      << "the key must be filed under another vbucket than the request's";
+  engine::Config config;
+  config.full_eviction = true;
+  open_warm(config);
+  Connection& c = connect();
+  // Sent on vbucket 0, as every request here; the dispatcher files it under the key's own.
+  ASSERT_EQ(c.set(key, "v").status, Status::Success);
+  flush();  // the flusher
+  bucket().documents().evict(std::numeric_limits<size_t>::max());
+  ASSERT_TRUE(bucket().documents().on_disk_only(key));
+
+  ASSERT_TRUE(c.run({.opcode = Opcode::Get, .key = key, .vbucket = 0}).empty());
+  EXPECT_EQ(c.last_outcome(), Outcome::WouldBlock);
+  flush();  // the fetch
+  const std::vector<Response> answers = c.parker().finish_ready();
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].status, Status::Success);
+  EXPECT_EQ(answers[0].value, "v");
 }
 
 }  // namespace

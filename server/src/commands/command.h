@@ -51,6 +51,10 @@ struct Command {
   // A mutation's vbucket (set for the commands the table marks as mutations): the engine
   // numbers the mutation's seqno on it.
   engine::VBucket* vbucket = nullptr;
+  // The vbucket the document is filed under on disk (the dispatcher's filed_vbucket_of):
+  // in a persistent bucket the one its logical key hashes to, whatever vbucket the request
+  // named; else the request's. A background fetch reads the key from it.
+  uint16_t filed_vbucket = 0;
   // A mutation's durability requirement; the dispatcher lets a persisting level through only
   // to a persistent bucket on a connection whose requests can wait.
   Durability durability = {};

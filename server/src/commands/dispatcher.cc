@@ -59,6 +59,17 @@ Status check_access(Access access, const Session& session) {
   return Status::Eaccess;
 }
 
+// The vbucket a document command's key is filed under. A persistent bucket files each
+// document under the vbucket its key hashes to, whatever the request named: memcached clients
+// send every key on vbucket 0, and a key filed under two vbuckets would leave two records on
+// disk, the older of which a restart could bring back once the newer one's tombstone is
+// purged. Mutations number their seqnos on it, and a background fetch reads the key from it.
+// An ephemeral bucket files nothing: the request's vbucket serves.
+uint16_t filed_vbucket_of(engine::Bucket& bucket, const DocumentKey& key, uint16_t requested) {
+  if (bucket.persistence() == nullptr) return requested;
+  return cluster::vbucket_of(key.logical, cluster::kVBucketCount);
+}
+
 // Decompresses a Snappy value into the session's scratch buffer and points `request` at it.
 Status inflate_value(protocol::Frame& request, Session& session, size_t max_item_size) {
   const auto* compressed = reinterpret_cast<const char*>(request.value.data());
@@ -118,6 +129,7 @@ Outcome Dispatcher::run(const protocol::Frame& received, Session& session,
 
   DocumentKey key{.logical = Command::as_text(received.key),
                   .stored = Command::as_text(received.key)};
+  uint16_t filed_vbucket = received.vbucket_or_status;
   engine::Bucket* bucket = session.bucket;
   if (spec->access == Access::Document || spec->access == Access::ReplicaDocument) {
     // A persistent bucket is still loading from disk: what a request reads or replaces may
@@ -143,16 +155,8 @@ Outcome Dispatcher::run(const protocol::Frame& received, Session& session,
       reply.error_with_json(Status::NotMyVbucket, bucket->cluster_map()->json());
       return Outcome::Continue;
     }
-    if (spec->is_mutation) {
-      // A persistent bucket files each document under the vbucket its key hashes to, whatever
-      // the request named: memcached clients send every key on vbucket 0, and a key filed
-      // under two vbuckets would leave two records on disk, the older of which a restart
-      // could bring back once the newer one's tombstone is purged.
-      context.mutated_vbucket =
-          bucket->persistence() != nullptr
-              ? bucket->vbucket(cluster::vbucket_of(key.logical, cluster::kVBucketCount))
-              : vbucket;
-    }
+    filed_vbucket = filed_vbucket_of(*bucket, key, received.vbucket_or_status);
+    if (spec->is_mutation) context.mutated_vbucket = bucket->vbucket(filed_vbucket);
   }
 
   const size_t answered = out.size();
@@ -177,6 +181,7 @@ Outcome Dispatcher::run(const protocol::Frame& received, Session& session,
                                  .document_key = key.stored,
                                  .preserve_ttl = frame_requests.preserve_ttl,
                                  .vbucket = context.mutated_vbucket,
+                                 .filed_vbucket = filed_vbucket,
                                  .durability = frame_requests.durability});
   } catch (const std::bad_alloc&) {
     out.resize(answered);
