@@ -1,12 +1,15 @@
-// A dataset four times the memory quota, on a real ternd: a couchbase bucket of 64 MiB takes
-// 256 MiB of distinct 8 KiB values (writes past the quota answer Etmpfail or Enomem until the
-// flusher has written what the pager may then evict, and are retried), and every value then
-// reads back whole, most of them fetched from disk in the background. STAT then shows the
-// fetches (ep_bg_fetched) and memory within the quota.
+// A dataset four times the memory quota, on a real ternd, under each eviction policy: a
+// couchbase bucket of 64 MiB takes 256 MiB of distinct 8 KiB values (writes past the quota
+// answer Etmpfail or Enomem until the flusher has written what the pager may then evict, and
+// are retried), and every value then reads back whole, most of them fetched from disk in the
+// background. STAT then shows the fetches (ep_bg_fetched), documents on disk only
+// (ep_num_non_resident), every key counted (curr_items) and memory within the quota; keys
+// never written answer KeyEnoent (under full eviction, after a disk read: nothing in memory
+// tells them from evicted ones).
 //
-// Writes and reads are pipelined in windows; the reads run on an UnorderedExecution
-// connection (so fetches are batched), and a stretch of them again on an ordered one, whose
-// answers must come back in request order even though most wait for the disk.
+// Writes and reads are pipelined in windows on UnorderedExecution connections (so fetches are
+// batched), and a stretch of the reads again on an ordered one, whose answers must come back
+// in request order even though most wait for the disk.
 
 #include <gtest/gtest.h>
 
@@ -18,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "bulk_requests.h"
 #include "couchbase_session.h"
 #include "ternd_process.h"
 
@@ -27,129 +31,43 @@ namespace {
 constexpr uint64_t kQuotaBytes = 64ull << 20;
 constexpr int kKeys = 32768;
 constexpr size_t kValueSize = 8192;  // 256 MiB in all
-constexpr int kWindow = 64;           // requests in flight on a connection
 constexpr int kOrderedReads = 512;
+constexpr int kNeverWritten = 1024;
 // Bounds on a busy machine: they only stop a broken server from holding the suite up.
 constexpr auto kPhaseTimeout = std::chrono::seconds(180);
 constexpr auto kSettleTimeout = std::chrono::seconds(30);
 
 std::string key_of(int i) { return "ltm-" + std::to_string(i); }
+std::string value_of(int i) { return distinct_value(i, kValueSize); }
 
-// Key i's value: 8 KiB that no other key has (splitmix64 seeded with i, so incompressible
-// and cheap to make again when checking).
-std::string value_of(int i) {
-  std::string value(kValueSize, '\0');
-  uint64_t state = 0x9e3779b97f4a7c15ull * (static_cast<uint64_t>(i) + 1);
-  for (size_t at = 0; at < kValueSize; at += 8) {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    for (size_t b = 0; b < 8; ++b) value[at + b] = static_cast<char>(z >> (8 * b));
-  }
-  return value;
-}
+// The bucket's eviction policy, as the config file names it.
+class LargerThanMemoryTest : public ::testing::TestWithParam<const char*> {};
 
-bool is_retry(Status status) { return status == Status::Etmpfail || status == Status::Enomem; }
-
-// Sends `requests` (opaque = their index in `keys`), receives as many answers and returns
-// them by opaque, whatever order they came in. `in_order` is set false if they did not come
-// in request order.
-std::map<uint32_t, Response> exchange(Client& client, const std::vector<Request>& requests,
-                                      bool& in_order) {
-  std::vector<uint8_t> wire;
-  for (const Request& r : requests) {
-    const std::vector<uint8_t> one = r.encode();
-    wire.insert(wire.end(), one.begin(), one.end());
-  }
-  std::map<uint32_t, Response> answers;
-  if (!client.send_bytes(wire)) {
-    ADD_FAILURE() << "the server closed the connection";
-    return answers;
-  }
-  for (size_t n = 0; n < requests.size(); ++n) {
-    std::optional<Response> answer = client.receive();
-    if (!answer) {
-      ADD_FAILURE() << "no answer (timed out or closed)";
-      break;
-    }
-    if (answer->opaque != requests[n].opaque) in_order = false;
-    answers.emplace(answer->opaque, std::move(*answer));
-  }
-  return answers;
-}
-
-// Runs `make(i)` for every key in windows, again (after a short backoff) for those answered
-// Etmpfail or Enomem, until all have another answer or the phase times out; calls
-// `check(i, answer)` on each final answer. Returns how many answers asked for a retry.
-template <typename Make, typename Check>
-int run_all(Client& client, const std::vector<int>& keys, Make make, Check check) {
-  const auto deadline = std::chrono::steady_clock::now() + kPhaseTimeout;
-  std::vector<int> todo = keys;
-  int retried = 0;
-  auto backoff = std::chrono::milliseconds(1);
-  while (!todo.empty()) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      ADD_FAILURE() << todo.size() << " keys still refused when the phase timed out";
-      return retried;
-    }
-    std::vector<int> again;
-    for (size_t start = 0; start < todo.size(); start += kWindow) {
-      std::vector<Request> window;
-      for (size_t n = start; n < std::min(todo.size(), start + kWindow); ++n) {
-        Request r = make(todo[n]);
-        r.opaque = static_cast<uint32_t>(todo[n]);
-        window.push_back(std::move(r));
-      }
-      bool ignored = true;
-      for (auto& [opaque, answer] : exchange(client, window, ignored)) {
-        const int i = static_cast<int>(opaque);
-        if (is_retry(answer.status)) {
-          again.push_back(i);
-        } else {
-          check(i, answer);
-        }
-      }
-      if (::testing::Test::HasFatalFailure()) return retried;
-    }
-    retried += static_cast<int>(again.size());
-    if (!again.empty()) {
-      // The flusher and the pager need a moment to make room; back off up to 50 ms.
-      std::this_thread::sleep_for(backoff);
-      backoff = std::min(backoff * 2, std::chrono::milliseconds(50));
-    } else {
-      backoff = std::chrono::milliseconds(1);
-    }
-    todo = std::move(again);
-  }
-  return retried;
-}
-
-uint64_t stat_number(std::map<std::string, std::string>& stats, const std::string& name) {
-  EXPECT_EQ(stats.count(name), 1u) << name;
-  return stats.count(name) != 0 ? std::stoull(stats[name]) : 0;
-}
-
-TEST(LargerThanMemoryTest, ADatasetFourTimesTheQuotaReadsBackWhole) {
-  const ConfigFile config(
-      "[server]\nanonymous_bucket = \"b\"\n"
-      "[[bucket]]\nname = \"b\"\ntype = \"couchbase\"\nmemory_quota_mb = 64\n");
+TEST_P(LargerThanMemoryTest, ADatasetFourTimesTheQuotaReadsBackWhole) {
+  const ConfigFile config(std::string("[server]\nanonymous_bucket = \"b\"\n"
+                                      "[[bucket]]\nname = \"b\"\ntype = \"couchbase\"\n"
+                                      "eviction_policy = \"") +
+                          GetParam() + "\"\nmemory_quota_mb = 64\n");
   TerndProcess server(config.args());
   ASSERT_NE(server.port(), 0);
+  ASSERT_TRUE(server.wait_for_log(std::string(GetParam()) + " eviction")) << server.log();
   const auto started = std::chrono::steady_clock::now();
 
-  std::vector<int> all(kKeys);
-  for (int i = 0; i < kKeys; ++i) all[i] = i;
+  const std::vector<int> all = first_n(kKeys);
 
-  Client writer(server.port());
+  // Unordered too: under full eviction a write of a new key waits for a disk read (only the
+  // disk can tell the key is new), and a window's reads then go to the disk together.
+  CouchbaseSession writer(server.port());
+  writer.hello({kXerror, kUnorderedExecution});
   int failed_writes = 0;
   const int write_retries = run_all(
-      writer, all, [](int i) { return store(Opcode::Set, key_of(i), value_of(i)); },
+      writer.client(), all, [](int i) { return store(Opcode::Set, key_of(i), value_of(i)); },
       [&failed_writes](int i, const Response& answer) {
         if (answer.status != Status::Success && failed_writes++ < 5) {
           ADD_FAILURE() << "SET " << key_of(i) << ": status " << static_cast<int>(answer.status);
         }
-      });
+      },
+      kPhaseTimeout);
   ASSERT_EQ(failed_writes, 0);
   const auto written = std::chrono::steady_clock::now();
 
@@ -163,8 +81,9 @@ TEST(LargerThanMemoryTest, ADatasetFourTimesTheQuotaReadsBackWhole) {
                     << (answer.status == Status::Success ? " that differ" : "");
     }
   };
-  const int read_retries = run_all(
-      unordered.client(), all, [](int i) { return simple(Opcode::Get, key_of(i)); }, check_read);
+  const int read_retries =
+      run_all(unordered.client(), all, [](int i) { return simple(Opcode::Get, key_of(i)); },
+              check_read, kPhaseTimeout);
   EXPECT_EQ(wrong_reads, 0);
   const auto read = std::chrono::steady_clock::now();
 
@@ -186,8 +105,31 @@ TEST(LargerThanMemoryTest, ADatasetFourTimesTheQuotaReadsBackWhole) {
   }
   EXPECT_EQ(wrong_reads, 0);
 
+  // Keys never written: misses, which under full eviction only a disk read can tell (each
+  // counts in ep_bg_fetched, at least once: the pager may evict a marker before its retry).
+  const uint64_t fetched_before = stat_number(unordered.client().stats(), "ep_bg_fetched");
+  int wrong_misses = 0;
+  run_all(
+      unordered.client(), first_n(kNeverWritten),
+      [](int i) { return simple(Opcode::Get, "never-" + std::to_string(i)); },
+      [&wrong_misses](int i, const Response& answer) {
+        if (answer.status != Status::KeyEnoent && wrong_misses++ < 5) {
+          ADD_FAILURE() << "GET never-" << i << ": status " << static_cast<int>(answer.status);
+        }
+      },
+      kPhaseTimeout);
+  EXPECT_EQ(wrong_misses, 0);
+
   std::map<std::string, std::string> stats = unordered.client().stats();
   EXPECT_GT(stat_number(stats, "ep_bg_fetched"), 0u);
+  if (std::string(GetParam()) == "full") {
+    EXPECT_GE(stat_number(stats, "ep_bg_fetched") - fetched_before,
+              static_cast<uint64_t>(kNeverWritten));
+  }
+  // Most documents are on disk only (their values, or under full eviction their keys too),
+  // and every one still counts.
+  EXPECT_GT(stat_number(stats, "ep_num_non_resident"), 0u);
+  EXPECT_EQ(stat_number(stats, "curr_items"), static_cast<uint64_t>(kKeys));
   EXPECT_EQ(stat_number(stats, "mem_quota"), kQuotaBytes);
   // A fetched value is charged even past the quota until the pager evicts again: allow it a
   // moment.
@@ -201,13 +143,21 @@ TEST(LargerThanMemoryTest, ADatasetFourTimesTheQuotaReadsBackWhole) {
 
   using std::chrono::duration_cast;
   using std::chrono::milliseconds;
-  std::cout << "larger than memory: " << kKeys << " x " << kValueSize << " bytes written in "
+  std::cout << "larger than memory, " << GetParam() << " eviction: " << kKeys << " x "
+            << kValueSize << " bytes written in "
             << duration_cast<milliseconds>(written - started).count() << " ms ("
             << write_retries << " retried), read in "
             << duration_cast<milliseconds>(read - written).count() << " ms (" << read_retries
             << " retried); ep_bg_fetched " << stats["ep_bg_fetched"] << ", mem_used "
-            << stats["mem_used"] << '\n';
+            << stats["mem_used"] << ", ep_num_non_resident " << stats["ep_num_non_resident"]
+            << '\n';
 }
+
+INSTANTIATE_TEST_SUITE_P(EvictionPolicies, LargerThanMemoryTest,
+                         ::testing::Values("value", "full"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param);
+                         });
 
 }  // namespace
 }  // namespace tern::e2e
