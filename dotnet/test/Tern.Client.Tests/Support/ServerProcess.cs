@@ -16,7 +16,8 @@ public sealed partial class ServerProcess : IAsyncDisposable
 {
     private const int SigStop = 19;
     private const int SigCont = 18;
-    private static readonly TimeSpan StartTimeout = TimeSpan.FromSeconds(10);
+    // As the C++ harness and compat allow: a busy 2-core machine may start a process slowly.
+    private static readonly TimeSpan StartTimeout = TimeSpan.FromSeconds(30);
 
     private readonly string _kind;
     private readonly string? _config;
