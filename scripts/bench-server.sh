@@ -2,15 +2,21 @@
 # Usage: bench-server.sh [BUILD_DIR]
 # Runs the same memaslap (memcaslap) load against ternd and Debian's memcached, both on
 # loopback free ports with the same number of worker threads, and prints throughput, latency
-# and the ratio ternd/memcached. Environment knobs (defaults in brackets):
+# and the ratio ternd/memcached; then, from one more run of each mode with perf counting
+# the server process's syscall tracepoints, the syscalls each operation cost (skipped, with a
+# line saying why, where perf is missing or refused). Environment knobs (defaults in brackets):
 #   SERVER_THREADS [1]  worker threads of each server
 #   CLIENT_THREADS [1]  memaslap threads
 #   CONNECTIONS    [64] concurrent connections
 #   SECONDS_PER_RUN [8] duration of each run
 #   RUNS           [3]  runs per server and mode; the table shows medians
 #   PIPELINE_DEPTH [16] keys per multi-get in the pipelined mode
+#   TERND          [BUILD_DIR/server/ternd, built first] a ternd binary (absolute, or from the
+#                  repository root) to run as is instead: say, one built from an older commit,
+#                  to compare before and after
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/syscall_count.sh
 build_dir=${1:-build/release}
 server_threads=${SERVER_THREADS:-1}
 client_threads=${CLIENT_THREADS:-1}
@@ -19,10 +25,10 @@ seconds=${SECONDS_PER_RUN:-8}
 runs=${RUNS:-3}
 depth=${PIPELINE_DEPTH:-16}
 
-bash scripts/build-server.sh "$build_dir" Release >/dev/null
+ternd=${TERND:-$build_dir/server/ternd}
+[ -n "${TERND:-}" ] || bash scripts/build-server.sh "$build_dir" Release >/dev/null
 # The machine is shared: as root, run the servers and the load generator ahead of other work.
 [ "$(id -u)" -ne 0 ] || renice -n -10 $$ >/dev/null
-ternd="$build_dir/server/ternd"
 
 work=$(mktemp -d)
 pids=()
@@ -80,15 +86,18 @@ wait_for_port "$memcached_port"
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 ticks_per_second=$(getconf CLK_TCK)
 
-# One memaslap run against the server with pid $1 on port $2; prints
-# "ops/s p50_us p99_us server_cpu_us_per_op". memaslap reports latency as a log2 histogram
+# One memaslap run against the server with pid $1 on port $2, multi-gets of $3 keys; prints
+# "ops/s p50_us p99_us server_cpu_us_per_op ops". With $4, perf counts the server's syscalls
+# into that file meanwhile. memaslap reports latency as a log2 histogram
 # (bucket r holds latencies in (2^(r-1), 2^r] us); percentiles are interpolated inside it.
 run_load() {
-  local pid=$1 port=$2 division=$3 out="$work/run.out" before after
+  local pid=$1 port=$2 division=$3 syscalls=${4:-} out="$work/run.out" before after
+  [ -z "$syscalls" ] || syscall_count_start "$pid" "$syscalls"
   before=$(cpu_ticks "$pid")
   memcaslap -s "127.0.0.1:$port" --binary -T "$client_threads" -c "$connections" \
     -t "${seconds}s" -S "${seconds}s" -d "$division" -w 1k -F "$work/load.cfg" >"$out" 2>&1
   after=$(cpu_ticks "$pid")
+  [ -z "$syscalls" ] || syscall_count_stop
   awk -v cpu_seconds="$(( after - before ))/$ticks_per_second" '
     /^Total Statistics \(/ { in_total = 1; next }
     in_total && /Log2 Dist/ { in_dist = 1; next }
@@ -116,7 +125,7 @@ run_load() {
     END {
       p50 = percentile(0.50); p99 = percentile(0.99)
       split(cpu_seconds, f, "/")
-      printf "%s %s %s %.2f\n", tps, p50, p99, f[1] / f[2] * 1e6 / ops
+      printf "%s %s %s %.2f %s\n", tps, p50, p99, f[1] / f[2] * 1e6 / ops, ops
     }' "$out"
 }
 
@@ -126,7 +135,7 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
      "load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
 echo "load: memcaslap --binary -T $client_threads -c $connections -t ${seconds}s, 16 B keys," \
      "100 B values, GET:SET 9:1; pipelined = multi-get of $depth keys (-d $depth)"
-echo "servers: ternd --threads $server_threads; memcached -B binary -t $server_threads"
+echo "servers: $ternd --threads $server_threads; memcached -B binary -t $server_threads"
 echo
 
 declare -A results
@@ -143,7 +152,7 @@ for run in $(seq "$runs"); do
       else
         line=$(run_load "$memcached_pid" "$memcached_port" "$division")
       fi
-      echo "run $run  $mode  $server: ops/s p50_us p99_us cpu_us/op = $line"
+      echo "run $run  $mode  $server: ops/s p50_us p99_us cpu_us/op ops = $line"
       results["$server/$mode"]+="$line"$'\n'
     done
   done
@@ -166,3 +175,27 @@ for mode in unpipelined pipelined; do
       -v ca="$(column "ternd/$mode" 4)" -v cb="$(column "memcached/$mode" 4)" -v m="$mode" \
     'BEGIN { printf "%-12s ternd/memcached: throughput %.2f, CPU per op %.2f\n", m, a / b, ca / cb }'
 done
+
+# Syscalls per operation, from runs of their own: counting slows every syscall a little, so
+# the runs above, which the throughput table comes from, are not counted.
+echo
+if syscall_count_usable; then
+  echo "Syscalls per op: perf stat on the server process (all its threads) during one more" \
+       "run of each mode, divided by the ops memaslap completed."
+  echo "recv: read/readv/recvfrom/recvmsg; send: write/writev/sendto/sendmsg; total: every syscall."
+  printf "%-12s %-10s %8s %8s %8s %11s %10s\n" mode server total recv send epoll_wait epoll_ctl
+  for mode in unpipelined pipelined; do
+    division=1
+    [ "$mode" = pipelined ] && division=$depth
+    for server in ternd memcached; do
+      pid=$ternd_pid port=$ternd_port
+      [ "$server" = memcached ] && pid=$memcached_pid port=$memcached_port
+      line=$(run_load "$pid" "$port" "$division" "$work/syscalls.csv")
+      # The run's last field is the ops it completed.
+      read -r total recv send wait ctl \
+        <<<"$(syscall_count_per_op "$work/syscalls.csv" "${line##* }")"
+      printf "%-12s %-10s %8s %8s %8s %11s %10s\n" \
+        "$mode" "$server" "$total" "$recv" "$send" "$wait" "$ctl"
+    done
+  done
+fi

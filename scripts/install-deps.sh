@@ -11,7 +11,7 @@ APT_PACKAGES=(
   libasio-dev libcli11-dev rapidjson-dev libspdlog-dev libfmt-dev
   libssl-dev zlib1g-dev libsnappy-dev libtomlplusplus-dev libsimdjson-dev libboost-dev nodejs
   librocksdb-dev libgtest-dev libgmock-dev libbenchmark-dev
-  memcached libmemcached-tools valgrind
+  memcached libmemcached-tools valgrind linux-perf
 )
 
 # One dpkg-query for all of them: a warm `make run` should not pay a process per package.
