@@ -279,13 +279,10 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
                 "the server did not negotiate alt requests (needed for durability / preserve-TTL)", operation.Key));
             return;
         }
-        var length = request.Written.Length;
-        _bytesWritten += length;
+        _bytesWritten += request.Written.Length;
         operation.Attempt.WriteEndOffset = _bytesWritten;
         var opaque = _inFlight.Add(operation);
-        var writer = _sendPipe.Writer;
-        request.CopyTo(writer.GetSpan(length), opaque, operation.VBucket);
-        writer.Advance(length);
+        request.WriteTo(_sendPipe.Writer, opaque, operation.VBucket);
         _requests++;
     }
 

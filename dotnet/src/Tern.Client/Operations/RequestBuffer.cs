@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.Buffers.Binary;
+using System.Diagnostics.CodeAnalysis;
 using System.Text;
 using Tern.Client.Exceptions;
 using Tern.Client.Protocol;
@@ -72,13 +73,21 @@ public sealed class RequestBuffer : IBufferWriter<byte>
     private static void CheckFramingExtras(ReadOnlySpan<byte> framingExtras)
     {
         if (framingExtras.Length > byte.MaxValue)
-            throw new ArgumentException($"framing extras hold at most 255 bytes, not {framingExtras.Length}", nameof(framingExtras));
+            ThrowFramingExtrasTooLong(framingExtras.Length);
     }
+
+    // Out of line, so that building the message costs Begin no stack.
+    [DoesNotReturn]
+    private static void ThrowFramingExtrasTooLong(int length) =>
+        throw new ArgumentException($"framing extras hold at most 255 bytes, not {length}", "framingExtras");
 
     private void WriteExtras(Span<byte> span, ReadOnlySpan<byte> framingExtras, ReadOnlySpan<byte> extras)
     {
-        framingExtras.CopyTo(span[FrameHeader.Size..]);
-        extras.CopyTo(span[(FrameHeader.Size + framingExtras.Length)..]);
+        // Most requests have no framing extras and many no extras: skip the copy call for those.
+        if (!framingExtras.IsEmpty)
+            framingExtras.CopyTo(span[FrameHeader.Size..]);
+        if (!extras.IsEmpty)
+            extras.CopyTo(span[(FrameHeader.Size + framingExtras.Length)..]);
         _framingExtrasLength = framingExtras.Length;
         _extrasLength = extras.Length;
     }
@@ -133,12 +142,19 @@ public sealed class RequestBuffer : IBufferWriter<byte>
         BinaryPrimitives.WriteUInt32BigEndian(_buffer.AsSpan(8), (uint)(_written - FrameHeader.Size));
     }
 
-    /// <summary>Copies the request to <paramref name="destination"/> with the connection's opaque and the vbucket filled in.</summary>
-    public void CopyTo(Span<byte> destination, uint opaque, ushort vbucket)
+    /// <summary>
+    /// Copies the finished request into <paramref name="writer"/> (a connection's send pipe) with
+    /// the connection's opaque and the vbucket filled in, and advances it; returns the bytes written.
+    /// </summary>
+    public int WriteTo(IBufferWriter<byte> writer, uint opaque, ushort vbucket)
     {
+        var length = _written;
+        var destination = writer.GetSpan(length);
         Written.CopyTo(destination);
         BinaryPrimitives.WriteUInt16BigEndian(destination[6..], vbucket);
         BinaryPrimitives.WriteUInt32BigEndian(destination[12..], opaque);
+        writer.Advance(length);
+        return length;
     }
 
     /// <summary>The value written after the key so far.</summary>

@@ -50,6 +50,31 @@ public class RequestBufferTests
         Assert.Equal(0, request.Written.Length);
     }
 
+    [Fact]
+    public void WriteToAppendsTheFrameWithOpaqueAndVBucketAndKeepsTheRequestForARetry()
+    {
+        var request = new RequestBuffer();
+        request.Begin("doc", 8, [1, 2, 3, 4], [0x50]);
+        request.Write("the value"u8);
+        request.Finish(Opcode.Set, Datatype.Json, 77);
+        var pipe = new ArrayBufferWriter<byte>();
+
+        var first = request.WriteTo(pipe, opaque: 0x01020304, vbucket: 0x0506);
+        var second = request.WriteTo(pipe, opaque: 9, vbucket: 10);
+
+        Assert.Equal(request.Written.Length, first);
+        Assert.Equal(2 * first, pipe.WrittenCount);
+        Assert.Equal(DecodeResult.Ok, FrameCodec.TryDecode(pipe.WrittenSpan[..first], out var sent));
+        Assert.Equal((0x01020304u, (ushort)0x0506, 77ul), (sent.Header.Opaque, sent.Header.VBucketOrStatus, sent.Header.Cas));
+        Assert.Equal("the value"u8.ToArray(), sent.Value.ToArray());
+        Assert.Equal(DecodeResult.Ok, FrameCodec.TryDecode(pipe.WrittenSpan[first..], out var resent));
+        Assert.Equal((9u, (ushort)10), (resent.Header.Opaque, resent.Header.VBucketOrStatus));
+        // The request itself keeps zero opaque and vbucket: each connection fills in its own.
+        AssertDecodesTo(request, new Parts("doc", 8, [1, 2, 3, 4], [0x50], "the value"), Opcode.Set);
+        Assert.Equal(DecodeResult.Ok, FrameCodec.TryDecode(request.Written, out var kept));
+        Assert.Equal((0u, (ushort)0), (kept.Header.Opaque, kept.Header.VBucketOrStatus));
+    }
+
     /// <summary>A request as its parts: what decoding the produced bytes must give back.</summary>
     public sealed record Parts(string Key, uint? CollectionId, byte[] Extras, byte[] FramingExtras, string Value);
 

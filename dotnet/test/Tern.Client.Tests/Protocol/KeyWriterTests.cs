@@ -28,6 +28,30 @@ public class KeyWriterTests
     }
 
     [Fact]
+    public void EveryLengthAndPlaceOfANonAsciiCharEncodesAsUtf8()
+    {
+        // ASCII keys take a vector copy in steps of 8 chars, the last overlapping; a non-ASCII char
+        // anywhere, in any step, must hand the whole key to the UTF-8 encoder.
+        Span<byte> buffer = stackalloc byte[KeyWriter.MaxWireLength];
+        for (var length = 1; length <= 40; length++)
+        {
+            var ascii = string.Concat(Enumerable.Range(0, length).Select(i => (char)('a' + i % 26)));
+            AssertEncodesAsUtf8(buffer, ascii);
+            for (var at = 0; at < length; at++)
+            {
+                AssertEncodesAsUtf8(buffer, ascii[..at] + 'é' + ascii[(at + 1)..]);
+                AssertEncodesAsUtf8(buffer, ascii[..at] + '\u0080' + ascii[(at + 1)..]);
+            }
+        }
+    }
+
+    private static void AssertEncodesAsUtf8(Span<byte> buffer, string key)
+    {
+        var written = KeyWriter.Write(buffer, key, 8);
+        Assert.Equal([8, .. Encoding.UTF8.GetBytes(key)], buffer[..written].ToArray());
+    }
+
+    [Fact]
     public void AcceptsA250ByteKey()
     {
         var key = new string('k', 250);
