@@ -202,20 +202,58 @@ void Connection::pump() {
   if (!reading_ && !output_backed_up) start_read();
 }
 
+// A read right after one that drained the socket would find it empty (the client is still
+// waiting for the answers to what it sent), so it first waits for readiness: a request then
+// costs one receive and one send. (asio's epoll reactor re-arms the socket with an epoll_ctl
+// for each wait, so the syscall count stays; docs/performance.md has the figures.) Any other
+// read is tried at once, and completes through the loop's queue, so a connection with a full
+// buffer does not starve the others on its loop.
 void Connection::start_read() {
-  // The buffer grows with what has arrived (at most doubling per read), never straight to the
-  // size a header announces: a bare header must not cost the server a whole frame's memory.
-  const size_t growth_cap = std::max(kReadChunk, input_.size());
-  auto space = input_.prepare(
-      std::clamp(requests_.bytes_wanted(input_.data()), kReadChunk, growth_cap));
   reading_ = true;
+  if (drained_) {
+    wait_readable();
+    return;
+  }
+  auto space = read_space();
   socket_.async_read_some(asio::buffer(space.data(), space.size()),
-                          [self = shared_from_this()](const asio::error_code& error, size_t n) {
-                            self->on_read(error, n);
+                          [self = shared_from_this(), offered = space.size()](
+                              const asio::error_code& error, size_t n) {
+                            self->on_read(error, n, offered);
                           });
 }
 
-void Connection::on_read(const asio::error_code& error, size_t n) {
+std::span<uint8_t> Connection::read_space() {
+  // The buffer grows with what has arrived (at most doubling per read), never straight to the
+  // size a header announces: a bare header must not cost the server a whole frame's memory.
+  const size_t growth_cap = std::max(kReadChunk, input_.size());
+  return input_.prepare(
+      std::clamp(requests_.bytes_wanted(input_.data()), kReadChunk, growth_cap));
+}
+
+void Connection::wait_readable() {
+  socket_.async_wait(asio::socket_base::wait_read,
+                     [self = shared_from_this()](const asio::error_code& error) {
+                       self->on_readable(error);
+                     });
+}
+
+void Connection::on_readable(const asio::error_code& error) {
+  if (error || closed_) {
+    on_read(error, 0, 0);
+    return;
+  }
+  auto space = read_space();
+  asio::error_code read_error;
+  const size_t n = socket_.read_some(asio::buffer(space.data(), space.size()), read_error);
+  // Readiness without data (another reader's wake-up, or data already gone): wait again.
+  if (read_error == asio::error::would_block || read_error == asio::error::try_again) {
+    wait_readable();
+    return;
+  }
+  on_read(read_error, n, space.size());
+}
+
+void Connection::on_read(const asio::error_code& error, size_t n, size_t offered) {
   reading_ = false;
   if (closed_) return;
   if (error == asio::error::eof) {
@@ -226,7 +264,11 @@ void Connection::on_read(const asio::error_code& error, size_t n) {
   } else {
     input_.commit(n);
   }
+  // Only a read that came up short proves the socket empty, and only until the loop runs
+  // again: a read that pump() does not start now begins with a try.
+  drained_ = !error && n < offered;
   pump();
+  drained_ = false;
 }
 
 // Sends at once what the socket takes without blocking (usually all of it: this saves the

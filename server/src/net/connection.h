@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -71,7 +72,12 @@ class Connection : public std::enable_shared_from_this<Connection>,
 
   void pump();
   void start_read();
-  void on_read(const asio::error_code& error, size_t n);
+  // Free space for the next read, sized for the frame being received.
+  std::span<uint8_t> read_space();
+  void wait_readable();
+  void on_readable(const asio::error_code& error);
+  // `offered`: the space the read was given; a read that did not fill it drained the socket.
+  void on_read(const asio::error_code& error, size_t n, size_t offered);
   void send_pending();
   void on_written(const asio::error_code& error, size_t n);
   void linger();
@@ -94,6 +100,8 @@ class Connection : public std::enable_shared_from_this<Connection>,
   std::map<uint64_t, std::unique_ptr<commands::ParkedRequest>> parked_;  // by ticket id
   uint64_t next_ticket_ = 0;
   bool reading_ = false;
+  // The read being completed drained the socket: the next read waits for readiness first.
+  bool drained_ = false;
   bool write_in_flight_ = false;
   bool peer_done_ = false;  // the peer closed its side or the stream ended
   bool closed_ = false;

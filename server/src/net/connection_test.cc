@@ -93,12 +93,16 @@ class ConnectionTest : public ::testing::Test {
 
   void send(std::initializer_list<Request> requests) { send(std::vector<Request>(requests)); }
   void send(const std::vector<Request>& requests) {
-    Bytes wire;
+    asio::write(client_, asio::buffer(wire(requests)));
+  }
+
+  static Bytes wire(const std::vector<Request>& requests) {
+    Bytes bytes;
     for (const Request& r : requests) {
       const Bytes one = commands::testing::encode(r);
-      wire.insert(wire.end(), one.begin(), one.end());
+      bytes.insert(bytes.end(), one.begin(), one.end());
     }
-    asio::write(client_, asio::buffer(wire));
+    return bytes;
   }
 
   // Runs the loop until it has nothing left to do now, then a little longer. Only for what
@@ -343,6 +347,50 @@ TEST_F(ConnectionTest, AConnectionThatEndsWhileARequestWaitsDropsItsAnswer) {
 
   flush();  // the write commits; its answer has nowhere to go
   EXPECT_EQ(node_->buckets().front()->persistence()->durability().committed(), 1u);
+}
+
+// After a read that drained the socket the connection waits for readiness before reading
+// again: a frame whose bytes come in two parts is answered once its second part arrives, and
+// the requests after it too.
+TEST_F(ConnectionTest, ARequestSplitAcrossTwoReadsIsAnsweredWhenItsRestArrives) {
+  const Bytes get = wire({{.opcode = Opcode::Get, .key = "missing", .opaque = kGetOpaque}});
+  const size_t half = get.size() / 2;
+  asio::write(client_, asio::buffer(get.data(), half));
+  EXPECT_TRUE(receive(0).empty()) << "half a request is not answered";
+  asio::write(client_, asio::buffer(get.data() + half, get.size() - half));
+  const std::vector<Response> answers = receive(1);
+  ASSERT_EQ(opaques(answers), std::vector<uint32_t>{kGetOpaque});
+  EXPECT_EQ(answers[0].status, Status::KeyEnoent);
+
+  for (int round = 0; round < 3; ++round) {
+    send({kNoop});
+    EXPECT_EQ(opaques(receive(1)), std::vector<uint32_t>{kNoopOpaque}) << "round " << round;
+  }
+}
+
+// More requests than one read takes: a read that fills its buffer reads again at once, and
+// every request is answered, in order.
+TEST_F(ConnectionTest, RequestsBeyondOneReadAreAllAnswered) {
+  std::vector<Request> requests;
+  // 36 KB of NOOPs: more than two 16 KB reads, and less than what the loopback socket holds
+  // while the test's loop does not run.
+  for (uint32_t i = 0; i < 1500; ++i) {
+    requests.push_back({.opcode = Opcode::Noop, .opaque = i});
+  }
+  send(requests);
+  std::vector<uint32_t> expected;
+  for (const Request& r : requests) expected.push_back(r.opaque);
+  EXPECT_EQ(opaques(receive(requests.size())), expected);
+}
+
+// A client that hangs up after its answers came (the connection waiting for readiness) is
+// closed.
+TEST_F(ConnectionTest, AClientThatHangsUpAfterItsAnswersIsClosed) {
+  send({kNoop});
+  ASSERT_EQ(receive(1).size(), 1u);
+  client_.shutdown(asio::ip::tcp::socket::shutdown_send);
+  EXPECT_TRUE(run_until([&] { return connection_.expired(); }));
+  EXPECT_EQ(stats_.curr_connections(), 0u);
 }
 
 }  // namespace
