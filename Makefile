@@ -60,7 +60,7 @@ test-tsan: deps ## the executor's tests under ThreadSanitizer
 test-under-load: deps-dotnet ## make test three times in a row beside two CPU-burning processes (RUNS=, BURNERS=)
 	@bash scripts/test-under-load.sh
 
-bench-server: deps ## ternd against memcached 1.6: same load generator, same run
+bench-server: deps ## ternd against memcached 1.6: same load generator, same run; syscalls per op
 	@bash scripts/bench-server.sh
 
 bench-collections: deps ## ternd: logged-in clients on a collection against anonymous classic clients, same process
