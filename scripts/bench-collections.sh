@@ -15,6 +15,7 @@
 #   PIPELINE_DEPTHS ["1 16"] requests in flight per connection, one table row pair each
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/free_port.sh
 build_dir=${1:-build/release}
 server_threads=${SERVER_THREADS:-1}
 client_threads=${CLIENT_THREADS:-1}
@@ -44,15 +45,6 @@ if ! grep -q '^anonymous_bucket *=' "$config"; then
     >"$work/bench.toml"
   config="$work/bench.toml"
 fi
-
-# A loopback port nothing listens on.
-free_port() {
-  local port
-  while true; do
-    port=$((20000 + RANDOM % 20000))
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
-  done
-}
 
 port=$(free_port)
 # dev.toml's bucket is persistent: a data directory of the run's own, removed with $work.

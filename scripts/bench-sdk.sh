@@ -24,6 +24,7 @@ out=$PWD/build/bench-sdk
 name=bench-sdk
 mkdir -p "$out"
 source scripts/lib/sdk-bench.sh
+source scripts/lib/free_port.sh
 
 # The Node.js SDK, as the compat suite installs it (npm ci when missing or from another lockfile).
 command -v node >/dev/null && command -v npm >/dev/null ||
@@ -38,17 +39,6 @@ fi
 pids=()
 cleanup() { for pid in "${pids[@]}" ${ternd_pid:-}; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
-
-# A port nothing listens on (memcached cannot pick its own and report it).
-free_port() {
-  local port
-  for _ in $(seq 1 50); do
-    port=$((20000 + RANDOM % 40000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return 0; fi
-  done
-  echo "bench-sdk: found no free port" >&2
-  return 1
-}
 
 start_dev_ternd
 pids+=("$ternd_pid")

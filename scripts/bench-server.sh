@@ -16,6 +16,7 @@
 #                  to compare before and after
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/free_port.sh
 source scripts/lib/syscall_count.sh
 build_dir=${1:-build/release}
 server_threads=${SERVER_THREADS:-1}
@@ -48,15 +49,6 @@ cmd
 0 0.1
 1 0.9
 CFG
-
-# A loopback port nothing listens on.
-free_port() {
-  local port
-  while true; do
-    port=$((20000 + RANDOM % 20000))
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
-  done
-}
 
 wait_for_port() {
   for _ in $(seq 100); do

@@ -18,22 +18,15 @@
 #                     user `bench` (password `password`, every bucket) for kv_load
 # A caller's EXIT trap calls ternd_kill, which ends a ternd still running.
 
+source scripts/lib/free_port.sh
+
 TERND_PID=
 TERND_PORT=
-
-# A loopback port nothing listens on.
-ternd_free_port() {
-  local port
-  while true; do
-    port=$((20000 + RANDOM % 20000))
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
-  done
-}
 
 ternd_start() {
   local config=$1 data_dir=$2
   shift 2
-  TERND_PORT=$(ternd_free_port)
+  TERND_PORT=$(free_port)
   "$TERND" --config "$config" --data-dir "$data_dir" --port "$TERND_PORT" "$@" \
     2>>"$TERND_WORK/ternd.log" &
   TERND_PID=$!
