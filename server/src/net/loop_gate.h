@@ -3,8 +3,9 @@
 // finishes on another thread (a durable write persisted by the flusher) posts its completion
 // through the gate of the loop that owns the connection; the worker pool closes the gate before
 // it destroys the loop, and from then on posts are dropped instead of reaching freed memory.
-// Thread-safe; post() never blocks for longer than a queue insertion.
+// Thread-safe; post() never blocks for longer than a queue insertion (and the wake-up).
 
+#include <functional>
 #include <mutex>
 #include <utility>
 
@@ -14,7 +15,11 @@ namespace tern::net {
 
 class LoopGate {
  public:
-  explicit LoopGate(asio::io_context& loop) : loop_(&loop) {}
+  // `loop` runs what is posted. A loop that does not sleep inside asio (io_uring's, which
+  // runs `loop` with poll() once per turn) passes `wake`, called after each post, so that
+  // it notices the work.
+  explicit LoopGate(asio::io_context& loop, std::function<void()> wake = {})
+      : loop_(&loop), wake_(std::move(wake)) {}
   LoopGate(const LoopGate&) = delete;
   LoopGate& operator=(const LoopGate&) = delete;
 
@@ -22,7 +27,9 @@ class LoopGate {
   template <class Handler>
   void post(Handler&& handler) {
     std::lock_guard lock(mutex_);
-    if (loop_ != nullptr) asio::post(*loop_, std::forward<Handler>(handler));
+    if (loop_ == nullptr) return;
+    asio::post(*loop_, std::forward<Handler>(handler));
+    if (wake_) wake_();
   }
 
   // Refuses every later post. Call before the loop is destroyed.
@@ -34,6 +41,7 @@ class LoopGate {
  private:
   std::mutex mutex_;
   asio::io_context* loop_;  // guarded; null once closed
+  const std::function<void()> wake_;  // called under the lock, so never after close()
 };
 
 }  // namespace tern::net
