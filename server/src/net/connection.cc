@@ -24,13 +24,6 @@ constexpr size_t kOutputHighWater = 1 << 20;
 // How long a connection the server ends waits for the peer to close its side.
 constexpr auto kLingerTime = std::chrono::seconds(2);
 
-std::string peer_name(const asio::ip::tcp::socket& socket) {
-  asio::error_code error;
-  auto endpoint = socket.remote_endpoint(error);
-  if (error) return "unknown peer";
-  return endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
-}
-
 // Frees a buffer that grew for one large answer, so an idle connection stays small.
 void release_if_large(std::vector<uint8_t>& buffer) {
   if (buffer.capacity() > kOutputHighWater) std::vector<uint8_t>().swap(buffer);
@@ -74,15 +67,11 @@ class Connection::Ticket {
   std::atomic<bool> fired_{false};
 };
 
-Connection::Connection(asio::ip::tcp::socket socket, std::shared_ptr<LoopGate> gate,
-                       commands::Dispatcher& dispatcher, size_t max_item_size,
-                       ServerStats& stats)
-    : socket_(std::move(socket)),
-      gate_(std::move(gate)),
-      linger_timer_(socket_.get_executor()),
-      parked_timer_(socket_.get_executor()),
+Connection::Connection(std::shared_ptr<LoopGate> gate, commands::Dispatcher& dispatcher,
+                       size_t max_item_size, ServerStats& stats, std::string peer)
+    : gate_(std::move(gate)),
       stats_(stats),
-      peer_(peer_name(socket_)),
+      peer_(std::move(peer)),
       session_(dispatcher.node()),
       requests_(dispatcher, session_, max_item_size, peer_) {
   session_.peer = peer_;
@@ -98,10 +87,9 @@ Connection::~Connection() {
   spdlog::debug("connection from {} closed", peer_);
 }
 
-void Connection::start() {
-  asio::error_code ignored;
-  socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
-  socket_.non_blocking(true, ignored);
+void Connection::start(std::unique_ptr<Transport> transport) {
+  transport_ = std::move(transport);
+  transport_->start(shared_from_this());
   pump();
 }
 
@@ -132,10 +120,8 @@ commands::ParkedNotifier Connection::park(const protocol::Frame& request,
                                           const commands::ReplyContext& context) {
   const uint64_t id = next_ticket_++;
   parked_.emplace(id, std::make_unique<commands::ParkedRequest>(request, context));
-  if (parked_.size() == 1) {
-    parked_timer_.expires_at(asio::steady_timer::time_point::max());
-    parked_timer_.async_wait([self = shared_from_this()](const asio::error_code&) {});
-  }
+  // The completions hold the connection only weakly.
+  if (parked_.size() == 1) transport_->keep_open(true);
   auto ticket = std::make_shared<Ticket>(gate_, weak_from_this(), id);
   return [ticket](commands::Completion completion) { ticket->fire(std::move(completion)); };
 }
@@ -145,7 +131,7 @@ void Connection::finish_parked(uint64_t id, const commands::Completion& completi
   if (it == parked_.end()) return;
   const std::unique_ptr<commands::ParkedRequest> request = std::move(it->second);
   parked_.erase(it);
-  if (parked_.empty()) parked_timer_.cancel();
+  if (parked_.empty() && !closed_) transport_->keep_open(false);
   // After QUIT or an error the answers owed are sent or dropped already.
   if (closed_ || requests_.closing()) return;
   try {
@@ -190,7 +176,10 @@ void Connection::pump() {
   bool output_backed_up = pending_.size() >= kOutputHighWater ||
                           (write_in_flight_ && writing_.size() >= kOutputHighWater);
   if (requests_.closing()) {
-    if (!write_in_flight_) linger();
+    if (!write_in_flight_ && !lingering_) {
+      lingering_ = true;
+      transport_->linger(kLingerTime);
+    }
     return;
   }
   // Requests still to run, or parked, are owed their answers before the connection ends.
@@ -202,143 +191,61 @@ void Connection::pump() {
   if (!reading_ && !output_backed_up) start_read();
 }
 
-// A read right after one that drained the socket would find it empty (the client is still
-// waiting for the answers to what it sent), so it first waits for readiness: a request then
-// costs one receive and one send. (asio's epoll reactor re-arms the socket with an epoll_ctl
-// for each wait, so the syscall count stays; docs/performance.md has the figures.) Any other
-// read is tried at once, and completes through the loop's queue, so a connection with a full
-// buffer does not starve the others on its loop.
 void Connection::start_read() {
   reading_ = true;
-  if (drained_) {
-    wait_readable();
-    return;
-  }
-  auto space = read_space();
-  socket_.async_read_some(asio::buffer(space.data(), space.size()),
-                          [self = shared_from_this(), offered = space.size()](
-                              const asio::error_code& error, size_t n) {
-                            self->on_read(error, n, offered);
-                          });
+  transport_->receive();
 }
 
-std::span<uint8_t> Connection::read_space() {
+std::span<uint8_t> Connection::receive_space(size_t at_least) {
   // The buffer grows with what has arrived (at most doubling per read), never straight to the
   // size a header announces: a bare header must not cost the server a whole frame's memory.
-  const size_t growth_cap = std::max(kReadChunk, input_.size());
-  return input_.prepare(
-      std::clamp(requests_.bytes_wanted(input_.data()), kReadChunk, growth_cap));
+  const size_t growth_cap = std::max({kReadChunk, input_.size(), at_least});
+  return input_.prepare(std::clamp(std::max(requests_.bytes_wanted(input_.data()), at_least),
+                                   kReadChunk, growth_cap));
 }
 
-void Connection::wait_readable() {
-  socket_.async_wait(asio::socket_base::wait_read,
-                     [self = shared_from_this()](const asio::error_code& error) {
-                       self->on_readable(error);
-                     });
-}
-
-void Connection::on_readable(const asio::error_code& error) {
-  if (error || closed_) {
-    on_read(error, 0, 0);
-    return;
-  }
-  auto space = read_space();
-  asio::error_code read_error;
-  const size_t n = socket_.read_some(asio::buffer(space.data(), space.size()), read_error);
-  // Readiness without data (another reader's wake-up, or data already gone): wait again.
-  if (read_error == asio::error::would_block || read_error == asio::error::try_again) {
-    wait_readable();
-    return;
-  }
-  on_read(read_error, n, space.size());
-}
-
-void Connection::on_read(const asio::error_code& error, size_t n, size_t offered) {
+void Connection::received(size_t n) {
   reading_ = false;
   if (closed_) return;
-  if (error == asio::error::eof) {
-    peer_done_ = true;
-  } else if (error) {
-    close();
-    return;
-  } else {
-    input_.commit(n);
-  }
-  // Only a read that came up short proves the socket empty, and only until the loop runs
-  // again: a read that pump() does not start now begins with a try.
-  drained_ = !error && n < offered;
+  input_.commit(n);
   pump();
-  drained_ = false;
 }
 
-// Sends at once what the socket takes without blocking (usually all of it: this saves the
-// event loop a round trip per batch) and hands any rest to an asynchronous write.
+void Connection::peer_closed() {
+  reading_ = false;
+  if (closed_) return;
+  peer_done_ = true;
+  pump();
+}
+
+void Connection::ended(std::error_code) { close(); }
+
 void Connection::send_pending() {
-  asio::error_code error;
-  size_t sent = socket_.write_some(asio::buffer(pending_), error);
-  if (error && error != asio::error::would_block) {
-    close();
-    return;
-  }
-  if (sent == pending_.size()) {
+  if (transport_->send(pending_)) {
     pending_.clear();
     release_if_large(pending_);
     return;
   }
+  // The transport sends from this buffer until sent(); swapping keeps its bytes in place.
   std::swap(pending_, writing_);
   write_in_flight_ = true;
-  asio::async_write(socket_, asio::buffer(writing_) + sent,
-                    [self = shared_from_this()](const asio::error_code& error, size_t n) {
-                      self->on_written(error, n);
-                    });
 }
 
-void Connection::on_written(const asio::error_code& error, size_t) {
+void Connection::sent() {
   write_in_flight_ = false;
   writing_.clear();
   release_if_large(writing_);
-  if (error) {
-    close();
-    return;
-  }
+  if (closed_) return;
   pump();
-}
-
-// Ends a connection the peer may still be sending on. Closing a socket with unread input
-// makes the kernel reset it, discarding the answers still queued for the peer; so send a
-// FIN after them instead, and drop input until the peer closes too (or kLingerTime passes).
-void Connection::linger() {
-  asio::error_code ignored;
-  socket_.shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
-  linger_timer_.expires_after(kLingerTime);
-  linger_timer_.async_wait([self = shared_from_this()](const asio::error_code&) {
-    self->close();
-  });
-  discard_input();
-}
-
-void Connection::discard_input() {
-  auto space = input_.prepare(kReadChunk);
-  socket_.async_read_some(asio::buffer(space.data(), space.size()),
-                          [self = shared_from_this()](const asio::error_code& error, size_t) {
-                            if (error || self->closed_) {
-                              self->close();
-                            } else {
-                              self->discard_input();
-                            }
-                          });
 }
 
 void Connection::close() {
   if (closed_) return;
   closed_ = true;
-  linger_timer_.cancel();
   // What is still parked is dropped: its completions will find nothing to finish.
   parked_.clear();
-  parked_timer_.cancel();
-  asio::error_code ignored;
-  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-  socket_.close(ignored);
+  transport_->keep_open(false);
+  transport_->close();
 }
 
 }  // namespace tern::net

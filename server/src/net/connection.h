@@ -1,6 +1,7 @@
 #pragma once
 // One client connection, served on the event loop that owns its socket. Reads requests,
 // answers a whole batch with one write, and stops reading while a large answer is pending.
+// Its bytes move through a Transport (net/transport.h), of either I/O backend.
 //
 // A request may wait (commands/parked_request.h): its handler parks it, and its completion
 // comes back through the loop's gate, holding only a weak reference to the connection. Until
@@ -14,9 +15,8 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
-
-#include <asio.hpp>
 
 #include "commands/dispatcher.h"
 #include "commands/parked_request.h"
@@ -26,10 +26,12 @@
 #include "net/read_buffer.h"
 #include "net/request_stream.h"
 #include "net/server_stats.h"
+#include "net/transport.h"
 
 namespace tern::net {
 
 class Connection : public std::enable_shared_from_this<Connection>,
+                   public TransportEvents,
                    private commands::RequestParker {
  public:
   // With UnorderedExecution, how many requests may wait (parked) before the connection stops
@@ -38,23 +40,30 @@ class Connection : public std::enable_shared_from_this<Connection>,
   // the bound is this plus one read's requests.) Without it, one parked request stops it.
   static constexpr size_t kMaxParked = 1024;
 
-  // Counts itself open in `stats` until destroyed. `gate` leads into the socket's loop.
-  // Everything passed by reference must outlive it.
-  Connection(asio::ip::tcp::socket socket, std::shared_ptr<LoopGate> gate,
-             commands::Dispatcher& dispatcher, size_t max_item_size, ServerStats& stats);
-  ~Connection();
+  // Counts itself open in `stats` until destroyed. `gate` leads into the loop it will run
+  // on (without one, no request may wait). `peer` names the client in logs. Everything
+  // passed by reference must outlive it. May be built on any thread.
+  Connection(std::shared_ptr<LoopGate> gate, commands::Dispatcher& dispatcher,
+             size_t max_item_size, ServerStats& stats, std::string peer);
+  ~Connection() override;
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  // Starts serving; call on the socket's event loop.
-  void start();
+  // Starts serving through `transport`; call on its event loop.
+  void start(std::unique_ptr<Transport> transport);
 
   // Sends `bucket`'s new cluster map to the client, if it selected that bucket and asked
   // for notifications (Duplex + ClustermapChangeNotification). Call on the socket's loop.
   void notify_cluster_map(engine::Bucket& bucket);
 
-  // The event loop the connection runs on.
-  asio::any_io_executor executor() { return socket_.get_executor(); }
+  // Runs `work` on the connection's loop, from any thread (dropped once the loop ends).
+  template <class Work>
+  void post(Work&& work) {
+    if (gate_ != nullptr) gate_->post(std::forward<Work>(work));
+  }
+
+  // The client's address and port, for logs.
+  const std::string& peer() const { return peer_; }
 
   // Requests parked and not yet finished.
   size_t parked_count() const { return parked_.size(); }
@@ -70,26 +79,20 @@ class Connection : public std::enable_shared_from_this<Connection>,
   // Whether a parked request holds back the requests after it.
   bool held_back() const;
 
+  // TransportEvents.
+  std::span<uint8_t> receive_space(size_t at_least) override;
+  void received(size_t n) override;
+  void peer_closed() override;
+  void sent() override;
+  void ended(std::error_code error) override;
+
   void pump();
   void start_read();
-  // Free space for the next read, sized for the frame being received.
-  std::span<uint8_t> read_space();
-  void wait_readable();
-  void on_readable(const asio::error_code& error);
-  // `offered`: the space the read was given; a read that did not fill it drained the socket.
-  void on_read(const asio::error_code& error, size_t n, size_t offered);
   void send_pending();
-  void on_written(const asio::error_code& error, size_t n);
-  void linger();
-  void discard_input();
   void close();
 
-  asio::ip::tcp::socket socket_;
+  std::unique_ptr<Transport> transport_;
   const std::shared_ptr<LoopGate> gate_;
-  asio::steady_timer linger_timer_;  // bounds how long linger() waits for the peer
-  // Armed while requests are parked: its pending wait holds the connection alive (the
-  // completions hold it only weakly), and the loop's end frees it like any pending handler.
-  asio::steady_timer parked_timer_;
   ServerStats& stats_;
   const std::string peer_;  // for logs
   commands::Session session_;
@@ -99,10 +102,9 @@ class Connection : public std::enable_shared_from_this<Connection>,
   std::vector<uint8_t> writing_;  // responses the socket is sending
   std::map<uint64_t, std::unique_ptr<commands::ParkedRequest>> parked_;  // by ticket id
   uint64_t next_ticket_ = 0;
-  bool reading_ = false;
-  // The read being completed drained the socket: the next read waits for readiness first.
-  bool drained_ = false;
+  bool reading_ = false;  // a receive was asked for and has not been reported yet
   bool write_in_flight_ = false;
+  bool lingering_ = false;  // the transport was told to end the connection
   bool peer_done_ = false;  // the peer closed its side or the stream ended
   bool closed_ = false;
 };

@@ -27,6 +27,7 @@
 #include "commands/test_node.h"
 #include "common/clock.h"
 #include "executor/manual_executor.h"
+#include "net/epoll_transport.h"
 #include "net/loop_gate.h"
 #include "net/server_stats.h"
 #include "protocol/codec.h"
@@ -78,9 +79,8 @@ class ConnectionTest : public ::testing::Test {
     settle();
     asio::ip::tcp::acceptor acceptor(loop_, {asio::ip::make_address("127.0.0.1"), 0});
     client_.connect(acceptor.local_endpoint());
-    auto connection = std::make_shared<Connection>(acceptor.accept(), gate_, *dispatcher_,
-                                                   1 << 20, stats_);
-    connection->start();
+    auto connection = std::make_shared<Connection>(gate_, *dispatcher_, 1 << 20, stats_, "test");
+    connection->start(make_epoll_transport(acceptor.accept()));
     connection_ = connection;
   }
 

@@ -21,16 +21,24 @@ asio::ip::tcp::acceptor bound_acceptor(asio::io_context& loop, const ServerConfi
   return acceptor;
 }
 
+std::string peer_name(const asio::ip::tcp::socket& socket) {
+  asio::error_code error;
+  auto endpoint = socket.remote_endpoint(error);
+  if (error) return "unknown peer";
+  return endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
+}
+
 }  // namespace
 
-Server::Server(const ServerConfig& config, commands::Dispatcher& dispatcher, std::string version)
+Server::Server(const ServerConfig& config, commands::Dispatcher& dispatcher, std::string version,
+               std::unique_ptr<WorkerLoops> loops)
     : config_(config),
       dispatcher_(dispatcher),
       stats_(std::move(version), std::max(config.threads, 1u)),
       acceptor_(bound_acceptor(acceptor_loop_, config)),
       signals_(acceptor_loop_, SIGINT, SIGTERM),
       retry_timer_(acceptor_loop_),
-      workers_(config.threads) {
+      workers_(std::move(loops)) {
   dispatcher_.node().set_cluster_map_listener(
       [this](engine::Bucket& bucket) { notify_cluster_map(bucket); });
 }
@@ -39,8 +47,7 @@ void Server::notify_cluster_map(engine::Bucket& bucket) {
   std::lock_guard lock(connections_mutex_);
   for (const auto& weak : connections_) {
     if (auto connection = weak.lock()) {
-      asio::post(connection->executor(),
-                 [connection, &bucket] { connection->notify_cluster_map(bucket); });
+      connection->post([connection, &bucket] { connection->notify_cluster_map(bucket); });
     }
   }
 }
@@ -53,7 +60,7 @@ void Server::run() {
   });
   accept_next();
   acceptor_loop_.run();
-  workers_.stop();
+  workers_->stop();
   spdlog::info("stopped");
 }
 
@@ -69,7 +76,7 @@ void Server::shut_down() {
 }
 
 void Server::accept_next() {
-  acceptor_.async_accept(workers_.next(),
+  acceptor_.async_accept(acceptor_loop_,
                          [this](const asio::error_code& error, asio::ip::tcp::socket socket) {
                            on_accept(error, std::move(socket));
                          });
@@ -93,15 +100,23 @@ void Server::on_accept(const asio::error_code& error, asio::ip::tcp::socket sock
     asio::error_code ignored;
     socket.close(ignored);
   } else {
-    auto& loop = static_cast<asio::io_context&>(socket.get_executor().context());
-    auto connection = std::make_shared<Connection>(std::move(socket), workers_.gate_of(loop),
-                                                   dispatcher_, config_.max_item_size, stats_);
+    WorkerLoop& loop = workers_->next();
+    auto connection = std::make_shared<Connection>(loop.gate(), dispatcher_,
+                                                   config_.max_item_size, stats_,
+                                                   peer_name(socket));
     {
       std::lock_guard lock(connections_mutex_);
       std::erase_if(connections_, [](const auto& weak) { return weak.expired(); });
       connections_.push_back(connection);
     }
-    asio::post(loop, [connection] { connection->start(); });
+    asio::error_code error;
+    const int fd = socket.release(error);
+    if (error) {
+      spdlog::warn("could not hand over a connection from {}: {}", connection->peer(),
+                   error.message());
+    } else {
+      loop.serve(fd, std::move(connection));
+    }
   }
   accept_next();
 }

@@ -1,6 +1,6 @@
 #pragma once
-// The TCP server: accepts connections, refuses those past the limit, hands the rest
-// round-robin to the worker loops, and shuts down cleanly on SIGINT/SIGTERM or stop().
+// The TCP server: accepts connections (on a loop of its own), refuses those past the limit,
+// hands the rest round-robin to the worker loops (of either I/O backend, net/worker_loops.h), and shuts down cleanly on SIGINT/SIGTERM or stop().
 // When a bucket's cluster map changes, it has every connection that subscribed told.
 
 #include <memory>
@@ -14,7 +14,7 @@
 #include "engine/bucket.h"
 #include "net/server_config.h"
 #include "net/server_stats.h"
-#include "net/worker_pool.h"
+#include "net/worker_loops.h"
 
 namespace tern::net {
 
@@ -23,9 +23,10 @@ class Connection;
 class Server {
  public:
   // Binds and listens at once (throws std::system_error if it cannot); serves from run().
-  // `dispatcher` must outlive the server. Becomes the listener of the dispatcher's node for
-  // cluster map changes.
-  Server(const ServerConfig& config, commands::Dispatcher& dispatcher, std::string version);
+  // `dispatcher` must outlive the server. Serves connections on `loops`, and stops them at
+  // the end of run(). Becomes the listener of the dispatcher's node for cluster map changes.
+  Server(const ServerConfig& config, commands::Dispatcher& dispatcher, std::string version,
+         std::unique_ptr<WorkerLoops> loops);
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
@@ -55,7 +56,7 @@ class Server {
   asio::ip::tcp::acceptor acceptor_;
   asio::signal_set signals_;
   asio::steady_timer retry_timer_;
-  WorkerPool workers_;
+  std::unique_ptr<WorkerLoops> workers_;
   std::mutex connections_mutex_;
   std::vector<std::weak_ptr<Connection>> connections_;  // guarded; may hold closed ones
 };

@@ -97,7 +97,9 @@ int main(int argc, char** argv) {
     server_config.threads = options->threads;
     server_config.max_item_size = options->max_item_size;
     server_config.max_connections = options->max_connections;
-    tern::net::Server server(server_config, dispatcher, kVersion);
+    tern::ternd::IoBackend io = options->io;
+    auto loops = tern::ternd::start_worker_loops(io, options->threads);
+    tern::net::Server server(server_config, dispatcher, kVersion, std::move(loops));
     teardown_signals.hold();
 
     auto endpoint = server.local_endpoint();
@@ -107,8 +109,8 @@ int main(int argc, char** argv) {
     dispatcher.add_stat_provider(settings);
     dispatcher.add_stat_provider(executor_stats);
 
-    spdlog::info("ternd {} listening on {} with {} threads", kVersion, endpoint_text(endpoint),
-                 options->threads);
+    spdlog::info("ternd {} listening on {} with {} threads on {}", kVersion,
+                 endpoint_text(endpoint), options->threads, tern::ternd::name_of(io));
     if (persistent_buckets == 0) log_ready();
     server.run();
 

@@ -94,6 +94,15 @@ CLI::Validator non_empty() {
       "");
 }
 
+CLI::Validator io_backend() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (parse_io_backend(text)) return "";
+        return fmt::format("must be epoll or uring (got '{}')", text);
+      },
+      "");
+}
+
 // A bare --verbose reaches the check as "true"; --verbose=VALUE as VALUE.
 CLI::Validator switch_value() {
   return CLI::Validator(
@@ -153,6 +162,11 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
           ->capture_default_str();
   add_number(app, "--threads", options.threads, 1u, 1024u, "network worker threads")
       ->default_str("number of cores");
+  std::string io_text(name_of(options.io));
+  app.add_option("--io", io_text, "I/O backend: epoll, or io_uring (epoll if the kernel refuses it)")
+      ->check(io_backend())
+      ->option_text("epoll|uring")
+      ->capture_default_str();
   // Bounds keep the byte arithmetic in range: the quota in bytes must fit 64 bits with room,
   // and a value must fit the protocol's 32-bit body length with its header parts.
   add_number(app, "--memory-mb", options.memory_mb, size_t{1}, kMaxMemoryMb,
@@ -187,6 +201,7 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
   }
   options.listen_given = listen->count() > 0;
   options.port_given = port->count() > 0;
+  options.io = *parse_io_backend(io_text);
   return options;
 }
 

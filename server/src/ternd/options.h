@@ -8,16 +8,21 @@
 #include <string>
 
 #include "config/file_config.h"
+#include "ternd/io_backend.h"
 
 namespace tern::ternd {
 
 inline constexpr size_t kMaxMemoryMb = size_t{1} << 30;               // 1 PiB
 inline constexpr size_t kMaxItemSizeLimit = size_t{1024} * 1024 * 1024;  // 1 GiB, as memcached
 
+// The backend that won `make bench-server` (docs/performance.md).
+inline constexpr IoBackend kDefaultIoBackend = IoBackend::Epoll;
+
 struct Options {
   uint16_t port = 11210;  // 0 picks a free port
   std::string listen = "127.0.0.1";
   unsigned threads = 0;  // 0 until parsed: then the number of cores unless given
+  IoBackend io = kDefaultIoBackend;
   size_t memory_mb = 1024;  // at most kMaxMemoryMb
   size_t max_item_size = 20ull * 1024 * 1024;  // at most kMaxItemSizeLimit
   size_t max_connections = 4096;

@@ -90,6 +90,7 @@ TEST(OptionsTest, BadNumbersNameTheFlagAndItsRange) {
 TEST(OptionsTest, BadAddressAndSwitchValuesNameTheFlag) {
   expect_refused("--listen localhost-ish", "--listen: must be an IPv4 or IPv6 address");
   expect_refused("--verbose=maybe", "--verbose: takes no value");
+  expect_refused("--io poll", "--io: must be epoll or uring (got 'poll')");
 }
 
 TEST(OptionsTest, UnknownFlagsAndStrayArgumentsAreUsageErrors) {
@@ -109,7 +110,7 @@ TEST(OptionsTest, HelpListsEveryFlagWithItsDefaultAndExitsZero) {
                            "(default: 4096)", "--expiry-pager-interval 0.001-31536000",
                            "(default: 60)", "--verbose", "(default: off)", "--version",
                            "--config FILE", "(default: one bucket 'default', no login)",
-                           "--hash-password", "--listen and --port override",
+                           "--hash-password", "--io epoll|uring", "--listen and --port override",
                            "64 for a usage error", "the --config file is invalid"}) {
     EXPECT_NE(outcome.stdout_text.find(line), std::string::npos)
         << "--help lacks \"" << line << "\":\n" << outcome.stdout_text;

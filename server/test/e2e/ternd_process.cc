@@ -56,7 +56,7 @@ uint16_t listening_port(std::string_view log) {
 
 }  // namespace
 
-TerndProcess::TerndProcess(std::vector<std::string> args) {
+TerndProcess::TerndProcess(std::vector<std::string> args, std::vector<std::string> launcher) {
   const auto given = [&args](const char* flag) {
     return std::find(args.begin(), args.end(), flag) != args.end();
   };
@@ -69,7 +69,11 @@ TerndProcess::TerndProcess(std::vector<std::string> args) {
       ADD_FAILURE() << "cannot create a data directory from " << pattern;
     }
   }
+  // CI runs the suite once per I/O backend: TERN_TEST_IO names the one to serve on.
+  const char* io = std::getenv("TERN_TEST_IO");
+  if (io != nullptr && *io != '\0' && !given("--io")) args.insert(args.end(), {"--io", io});
   args.insert(args.begin(), {TERND_PATH, "--port", "0"});
+  args.insert(args.begin(), launcher.begin(), launcher.end());
   std::vector<char*> argv;
   for (auto& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
@@ -82,13 +86,13 @@ TerndProcess::TerndProcess(std::vector<std::string> args) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
-  int spawn_error = ::posix_spawn(&pid_, TERND_PATH, &actions, nullptr, argv.data(), environ);
+  int spawn_error = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   ::close(pipe_fds[1]);
   stderr_fd_ = pipe_fds[0];
   if (spawn_error != 0) {
     pid_ = -1;
-    ADD_FAILURE() << "cannot start " << TERND_PATH;
+    ADD_FAILURE() << "cannot start " << argv[0];
     return;
   }
 
@@ -112,6 +116,12 @@ TerndProcess::TerndProcess(std::vector<std::string> args) {
     ADD_FAILURE() << "ternd did not report a port and its readiness; it wrote:\n" << seen;
     port_ = 0;
     return;
+  }
+  // A run meant for one backend must not pass on the other by way of the fallback.
+  if (io != nullptr && *io != '\0' && !given("--io") &&
+      seen.find(std::string(" threads on ") + io) == std::string::npos) {
+    ADD_FAILURE() << "TERN_TEST_IO=" << io << " but ternd is not serving on it; it wrote:\n"
+                  << seen;
   }
   drainer_ = std::thread([this] { drain_stderr(); });
 }

@@ -18,8 +18,10 @@ namespace tern::e2e {
 class TerndProcess {
  public:
   // Starts TERND_PATH with --port 0 and `args` (and a fresh --data-dir, see above); waits
-  // until it listens (fails the test if it does not within 30 s).
-  explicit TerndProcess(std::vector<std::string> args = {});
+  // until it listens (fails the test if it does not within 30 s). With a `launcher`, runs
+  // that program instead, with TERND_PATH and the arguments after it.
+  explicit TerndProcess(std::vector<std::string> args = {},
+                        std::vector<std::string> launcher = {});
   // Stops the process if it is still running; a failed clean exit fails the test.
   ~TerndProcess();
   TerndProcess(const TerndProcess&) = delete;

@@ -1,0 +1,156 @@
+#include "net/epoll_transport.h"
+
+#include <utility>
+
+namespace tern::net {
+
+namespace {
+
+class EpollTransport final : public Transport {
+ public:
+  explicit EpollTransport(asio::ip::tcp::socket socket)
+      : socket_(std::move(socket)),
+        linger_timer_(socket_.get_executor()),
+        keep_open_timer_(socket_.get_executor()) {}
+
+  void start(std::shared_ptr<TransportEvents> owner) override {
+    owner_ = owner;
+    asio::error_code ignored;
+    socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
+    socket_.non_blocking(true, ignored);
+  }
+
+  void receive() override {
+    if (drained_) {
+      wait_readable();
+      return;
+    }
+    auto owner = owner_.lock();
+    auto space = owner->receive_space(1);
+    socket_.async_read_some(asio::buffer(space.data(), space.size()),
+                            [this, owner, offered = space.size()](const asio::error_code& error,
+                                                                  size_t n) {
+                              on_read(*owner, error, n, offered);
+                            });
+  }
+
+  bool send(std::span<const uint8_t> bytes) override {
+    asio::error_code error;
+    const size_t sent = socket_.write_some(asio::buffer(bytes.data(), bytes.size()), error);
+    if (!error && sent == bytes.size()) return true;
+    // What is left, or the failure, is reported from the loop, as the contract asks.
+    asio::async_write(socket_, asio::buffer(bytes.data(), bytes.size()) + sent,
+                      [this, owner = owner_.lock()](const asio::error_code& write_error, size_t) {
+                        if (closed_) return;
+                        if (write_error) {
+                          owner->ended(write_error);
+                        } else {
+                          owner->sent();
+                        }
+                      });
+    return false;
+  }
+
+  void linger(std::chrono::steady_clock::duration patience) override {
+    asio::error_code ignored;
+    socket_.shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+    auto owner = owner_.lock();
+    linger_timer_.expires_after(patience);
+    linger_timer_.async_wait([this, owner](const asio::error_code&) {
+      if (!closed_) owner->ended({});
+    });
+    discard_input(std::move(owner));
+  }
+
+  void keep_open(bool keep) override {
+    if (!keep) {
+      keep_open_timer_.cancel();
+      return;
+    }
+    keep_open_timer_.expires_at(asio::steady_timer::time_point::max());
+    keep_open_timer_.async_wait([owner = owner_.lock()](const asio::error_code&) {});
+  }
+
+  void close() override {
+    if (closed_) return;
+    closed_ = true;
+    linger_timer_.cancel();
+    keep_open_timer_.cancel();
+    asio::error_code ignored;
+    socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+    socket_.close(ignored);
+  }
+
+ private:
+  void wait_readable() {
+    socket_.async_wait(asio::socket_base::wait_read,
+                       [this, owner = owner_.lock()](const asio::error_code& error) {
+                         on_readable(*owner, error);
+                       });
+  }
+
+  void on_readable(TransportEvents& owner, const asio::error_code& error) {
+    if (error || closed_) {
+      on_read(owner, error, 0, 0);
+      return;
+    }
+    auto space = owner.receive_space(1);
+    asio::error_code read_error;
+    const size_t n = socket_.read_some(asio::buffer(space.data(), space.size()), read_error);
+    // Readiness without data (another reader's wake-up, or data already gone): wait again.
+    if (read_error == asio::error::would_block || read_error == asio::error::try_again) {
+      wait_readable();
+      return;
+    }
+    on_read(owner, read_error, n, space.size());
+  }
+
+  void on_read(TransportEvents& owner, const asio::error_code& error, size_t n,
+               size_t offered) {
+    drained_ = false;
+    if (closed_) return;
+    if (error == asio::error::eof) {
+      owner.peer_closed();
+    } else if (error) {
+      owner.ended(error);
+    } else {
+      // Only a read that came up short proves the socket empty, and only until the loop runs
+      // again: a receive the owner does not ask for now begins with a try.
+      drained_ = n < offered;
+      owner.received(n);
+      drained_ = false;
+    }
+  }
+
+  void discard_input(std::shared_ptr<TransportEvents> owner) {
+    uint8_t* space = discard_space_;
+    socket_.async_read_some(asio::buffer(space, sizeof discard_space_),
+                            [this, owner](const asio::error_code& error, size_t) {
+                              if (closed_) return;
+                              if (error) {
+                                owner->ended(error == asio::error::eof ? asio::error_code{}
+                                                                       : error);
+                              } else {
+                                discard_input(owner);
+                              }
+                            });
+  }
+
+  asio::ip::tcp::socket socket_;
+  asio::steady_timer linger_timer_;  // bounds how long linger() waits for the peer
+  // Armed by keep_open(true): its pending wait holds the owner alive, and the loop's end
+  // frees it like any pending handler.
+  asio::steady_timer keep_open_timer_;
+  std::weak_ptr<TransportEvents> owner_;
+  uint8_t discard_space_[4096];
+  bool drained_ = false;  // the read being reported drained the socket
+  bool closed_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> make_epoll_transport(asio::ip::tcp::socket socket) {
+  return std::make_unique<EpollTransport>(std::move(socket));
+}
+
+}  // namespace tern::net
