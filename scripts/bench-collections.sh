@@ -13,6 +13,7 @@
 #   SECONDS_PER_RUN [8]      duration of each run (after connecting and logging in)
 #   RUNS            [5]      runs per mode and depth; the table shows medians
 #   PIPELINE_DEPTHS ["1 16"] requests in flight per connection, one table row pair each
+#   TERND_ARGS      []       more ternd flags (for example --io uring)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/free_port.sh
@@ -23,6 +24,7 @@ connections=${CONNECTIONS:-64}
 seconds=${SECONDS_PER_RUN:-8}
 runs=${RUNS:-5}
 depths=${PIPELINE_DEPTHS:-1 16}
+read -r -a extra_args <<< "${TERND_ARGS:-}"
 
 bash scripts/build-server.sh "$build_dir" Release "" ternd kv_load >/dev/null
 # The machine is shared: as root, run the server and the load generator ahead of other work.
@@ -48,7 +50,7 @@ fi
 
 port=$(free_port)
 # dev.toml's bucket is persistent: a data directory of the run's own, removed with $work.
-"$ternd" --config "$config" --port "$port" --threads "$server_threads" --data-dir "$work/data" \
+"$ternd" --config "$config" --port "$port" --threads "$server_threads" --data-dir "$work/data" "${extra_args[@]}" \
   2>"$work/ternd.log" &
 ternd_pid=$!
 listening=false

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Usage: bench-server.sh [BUILD_DIR]
-# Runs the same memaslap (memcaslap) load against ternd and Debian's memcached, both on
-# loopback free ports with the same number of worker threads, and prints throughput, latency
-# and the ratio ternd/memcached; then, from one more run of each mode with perf counting
+# Runs the same memaslap (memcaslap) load against ternd, once per I/O backend, and Debian's
+# memcached, all on loopback free ports with the same number of worker threads, and prints
+# throughput, latency and the ratio of each ternd to memcached; then, from one more run of each mode with perf counting
 # the server process's syscall tracepoints, the syscalls each operation cost (skipped, with a
 # line saying why, where perf is missing or refused). Environment knobs (defaults in brackets):
 #   SERVER_THREADS [1]  worker threads of each server
@@ -11,6 +11,7 @@
 #   SECONDS_PER_RUN [8] duration of each run
 #   RUNS           [3]  runs per server and mode; the table shows medians
 #   PIPELINE_DEPTH [16] keys per multi-get in the pipelined mode
+#   IO_BACKENDS    [epoll uring] the ternd --io backends to run, each a server of its own
 #   TERND          [BUILD_DIR/server/ternd, built first] a ternd binary (absolute, or from the
 #                  repository root) to run as is instead: say, one built from an older commit,
 #                  to compare before and after
@@ -25,6 +26,7 @@ connections=${CONNECTIONS:-64}
 seconds=${SECONDS_PER_RUN:-8}
 runs=${RUNS:-3}
 depth=${PIPELINE_DEPTH:-16}
+read -r -a backends <<< "${IO_BACKENDS:-epoll uring}"
 
 ternd=${TERND:-$build_dir/server/ternd}
 [ -n "${TERND:-}" ] || bash scripts/build-server.sh "$build_dir" Release >/dev/null
@@ -59,19 +61,26 @@ wait_for_port() {
   return 1
 }
 
-ternd_port=$(free_port)
-"$ternd" --port "$ternd_port" --threads "$server_threads" 2>"$work/ternd.log" &
-ternd_pid=$!
-pids+=("$ternd_pid")
-wait_for_port "$ternd_port"
+# Each server by name: ternd-epoll, ternd-uring, memcached.
+declare -A pid_of port_of
+servers=()
+for io in "${backends[@]}"; do
+  port=$(free_port)
+  "$ternd" --port "$port" --threads "$server_threads" --io "$io" 2>"$work/ternd-$io.log" &
+  pids+=("$!")
+  pid_of[ternd-$io]=$! port_of[ternd-$io]=$port servers+=("ternd-$io")
+  wait_for_port "$port"
+  grep -q " threads on $io" "$work/ternd-$io.log" ||
+    { echo "bench-server: ternd --io $io is not serving on $io:" >&2; cat "$work/ternd-$io.log" >&2; exit 1; }
+done
 
 memcached_port=$(free_port)
 user_args=()
 [ "$(id -u)" -eq 0 ] && user_args=(-u nobody)
 memcached "${user_args[@]}" -B binary -t "$server_threads" -p "$memcached_port" -U 0 \
   -l 127.0.0.1 -m 1024 -c 4096 &
-memcached_pid=$!
-pids+=("$memcached_pid")
+pids+=("$!")
+pid_of[memcached]=$! port_of[memcached]=$memcached_port servers+=(memcached)
 wait_for_port "$memcached_port"
 
 # Server CPU time so far (user + system), in clock ticks.
@@ -127,23 +136,19 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
      "load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
 echo "load: memcaslap --binary -T $client_threads -c $connections -t ${seconds}s, 16 B keys," \
      "100 B values, GET:SET 9:1; pipelined = multi-get of $depth keys (-d $depth)"
-echo "servers: $ternd --threads $server_threads; memcached -B binary -t $server_threads"
+echo "servers: $ternd --threads $server_threads --io {${backends[*]}}; memcached -B binary -t $server_threads"
 echo
 
 declare -A results
 for run in $(seq "$runs"); do
-  # Alternate which server goes first, so neither always runs on the warmer machine.
-  order="ternd memcached"
-  [ $((run % 2)) -eq 0 ] && order="memcached ternd"
+  # Rotate which server goes first, so none always runs on the warmer machine.
+  shift_by=$(( (run - 1) % ${#servers[@]} ))
+  order=("${servers[@]:shift_by}" "${servers[@]:0:shift_by}")
   for mode in unpipelined pipelined; do
     division=1
     [ "$mode" = pipelined ] && division=$depth
-    for server in $order; do
-      if [ "$server" = ternd ]; then
-        line=$(run_load "$ternd_pid" "$ternd_port" "$division")
-      else
-        line=$(run_load "$memcached_pid" "$memcached_port" "$division")
-      fi
+    for server in "${order[@]}"; do
+      line=$(run_load "${pid_of[$server]}" "${port_of[$server]}" "$division")
       echo "run $run  $mode  $server: ops/s p50_us p99_us cpu_us/op ops = $line"
       results["$server/$mode"]+="$line"$'\n'
     done
@@ -157,15 +162,18 @@ column() { printf "%s" "${results[$1]}" | awk -v c="$2" 'NF { print $c }' | medi
 echo
 echo "Medians of $runs runs. Latency: interpolated inside memaslap's log2 histogram buckets."
 echo "CPU: server user+system CPU time per operation (robust to machine noise)."
-printf "%-12s %-10s %10s %10s %10s %12s\n" mode server "ops/s" "p50 (us)" "p99 (us)" "CPU us/op"
+printf "%-12s %-12s %10s %10s %10s %12s\n" mode server "ops/s" "p50 (us)" "p99 (us)" "CPU us/op"
 for mode in unpipelined pipelined; do
-  for server in ternd memcached; do
-    printf "%-12s %-10s %10s %10s %10s %12s\n" "$mode" "$server" "$(column "$server/$mode" 1)" \
+  for server in "${servers[@]}"; do
+    printf "%-12s %-12s %10s %10s %10s %12s\n" "$mode" "$server" "$(column "$server/$mode" 1)" \
       "$(column "$server/$mode" 2)" "$(column "$server/$mode" 3)" "$(column "$server/$mode" 4)"
   done
-  awk -v a="$(column "ternd/$mode" 1)" -v b="$(column "memcached/$mode" 1)" \
-      -v ca="$(column "ternd/$mode" 4)" -v cb="$(column "memcached/$mode" 4)" -v m="$mode" \
-    'BEGIN { printf "%-12s ternd/memcached: throughput %.2f, CPU per op %.2f\n", m, a / b, ca / cb }'
+  for io in "${backends[@]}"; do
+    awk -v a="$(column "ternd-$io/$mode" 1)" -v b="$(column "memcached/$mode" 1)" \
+        -v ca="$(column "ternd-$io/$mode" 4)" -v cb="$(column "memcached/$mode" 4)" -v m="$mode" \
+        -v s="ternd-$io" \
+      'BEGIN { printf "%-12s %s/memcached: throughput %.2f, CPU per op %.2f\n", m, s, a / b, ca / cb }'
+  done
 done
 
 # Syscalls per operation, from runs of their own: counting slows every syscall a little, so
@@ -175,19 +183,18 @@ if syscall_count_usable; then
   echo "Syscalls per op: perf stat on the server process (all its threads) during one more" \
        "run of each mode, divided by the ops memaslap completed."
   echo "recv: read/readv/recvfrom/recvmsg; send: write/writev/sendto/sendmsg; total: every syscall."
-  printf "%-12s %-10s %8s %8s %8s %11s %10s\n" mode server total recv send epoll_wait epoll_ctl
+  printf "%-12s %-12s %8s %8s %8s %11s %10s %12s\n" mode server total recv send epoll_wait \
+    epoll_ctl io_uring_enter
   for mode in unpipelined pipelined; do
     division=1
     [ "$mode" = pipelined ] && division=$depth
-    for server in ternd memcached; do
-      pid=$ternd_pid port=$ternd_port
-      [ "$server" = memcached ] && pid=$memcached_pid port=$memcached_port
-      line=$(run_load "$pid" "$port" "$division" "$work/syscalls.csv")
+    for server in "${servers[@]}"; do
+      line=$(run_load "${pid_of[$server]}" "${port_of[$server]}" "$division" "$work/syscalls.csv")
       # The run's last field is the ops it completed.
-      read -r total recv send wait ctl \
+      read -r total recv send wait ctl enter \
         <<<"$(syscall_count_per_op "$work/syscalls.csv" "${line##* }")"
-      printf "%-12s %-10s %8s %8s %8s %11s %10s\n" \
-        "$mode" "$server" "$total" "$recv" "$send" "$wait" "$ctl"
+      printf "%-12s %-12s %8s %8s %8s %11s %10s %12s\n" \
+        "$mode" "$server" "$total" "$recv" "$send" "$wait" "$ctl" "$enter"
     done
   done
 fi

@@ -3,7 +3,8 @@
 # The official Couchbase Node.js SDK (npm couchbase, pinned by compat/package-lock.json)
 # against a real ternd: compat/test/*.test.mjs under Node's test runner. Each test file starts
 # what it needs (one ternd, or three through scripts/cluster.sh) and stops it. TERND defaults
-# to build/release/server/ternd; it must already be built.
+# to build/release/server/ternd; it must already be built. TERND_ARGS adds ternd flags to
+# every server the tests start (TERND_ARGS="--io uring": the suite on the io_uring backend).
 # npm ci runs only when compat/node_modules is missing or installed from another lockfile.
 # To see the SDK's side of the wire: CBPPLOGLEVEL=trace CBPPLOGFILE=/tmp/cbpp.log (the C++
 # core writes /tmp/cbpp.log.<n>.txt, one "MCBP send/recv {magic, opcode, status...}" line per

@@ -2,6 +2,7 @@
 # Usage: test-memccapable.sh BUILD_DIR
 # Runs libmemcached's binary-protocol conformance suite (memccapable -b) against a fresh
 # ternd on a free port. Fails if any test fails or the server dies; always stops the server.
+# TERND_ARGS: more ternd flags (make test runs it once with --io epoll, once with --io uring).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${1:-build/release}
@@ -19,7 +20,8 @@ stop_server() {
 }
 trap stop_server EXIT
 
-"$ternd" --port 0 --threads 2 2>"$log" &
+read -r -a extra_args <<< "${TERND_ARGS:-}"
+"$ternd" --port 0 --threads 2 "${extra_args[@]}" 2>"$log" &
 server_pid=$!
 
 port=""
@@ -35,7 +37,7 @@ if [ -z "$port" ]; then
   exit 1
 fi
 
-echo "memccapable -b against ternd on 127.0.0.1:$port"
+echo "memccapable -b against ternd ${TERND_ARGS:-} on 127.0.0.1:$port"
 status=0
 output=$(memccapable -h 127.0.0.1 -p "$port" -b -t 10 2>&1) || status=$?
 echo "$output"

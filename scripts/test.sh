@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/test-server.sh build/release Release
-bash scripts/test-memccapable.sh build/release
+for io in epoll uring; do TERND_ARGS="--io $io" bash scripts/test-memccapable.sh build/release; done
 bash scripts/test-compat.sh build/release/server/ternd
 if [ -f dotnet/Tern.sln ]; then bash scripts/test-dotnet.sh; fi

@@ -9,6 +9,9 @@ import { fileURLToPath } from 'node:url';
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const terndPath = path.resolve(repoRoot, process.env.TERND ?? 'build/release/server/ternd');
 export const configPath = path.resolve(repoRoot, process.env.TERND_CONFIG ?? 'server/config/dev.toml');
+// More ternd flags for every server the tests start (scripts/cluster.sh reads the same
+// variable): TERND_ARGS="--io uring" runs the suite on the io_uring backend.
+const extraArgs = (process.env.TERND_ARGS ?? '').split(/\s+/).filter(Boolean);
 export const clusterScript = path.join(repoRoot, 'scripts', 'cluster.sh');
 
 export const USER = 'Administrator';
@@ -42,7 +45,7 @@ export async function startTernd({ args = [], dataDir } = {}) {
   }
   const own = dataDir === undefined ? tempDataDir() : null;
   const dir = dataDir ?? own.path;
-  const argv = ['--config', configPath, '--port', '0', '--data-dir', dir, ...args];
+  const argv = ['--config', configPath, '--port', '0', '--data-dir', dir, ...extraArgs, ...args];
   const child = spawn(terndPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => {

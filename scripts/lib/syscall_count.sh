@@ -6,16 +6,18 @@
 #                          starts counting every thread of PID into the file OUT
 #   syscall_count_stop     stops the count started last and waits until OUT is written
 #   syscall_count_per_op OUT OPS
-#                          prints "total recv send epoll_wait epoll_ctl", each per operation:
-#                          recv is read/readv/recvfrom/recvmsg, send write/writev/sendto/sendmsg,
-#                          epoll_wait includes epoll_pwait(2); total is every syscall
+#                          prints "total recv send epoll_wait epoll_ctl io_uring_enter", each
+#                          per operation: recv is read/readv/recvfrom/recvmsg, send
+#                          write/writev/sendto/sendmsg, epoll_wait includes epoll_pwait(2);
+#                          total is every syscall. (io_uring's receives and sends are not
+#                          syscalls: they ride on io_uring_enter.)
 
 SYSCALL_COUNT_PID=
 
 # The total (raw_syscalls) and the calls on a request's path, by tracepoint name.
 SYSCALL_COUNT_EVENTS=raw_syscalls:sys_enter
 for call in read readv recvfrom recvmsg write writev sendto sendmsg \
-            epoll_wait epoll_pwait epoll_pwait2 epoll_ctl; do
+            epoll_wait epoll_pwait epoll_pwait2 epoll_ctl io_uring_enter; do
   SYSCALL_COUNT_EVENTS+=",syscalls:sys_enter_$call"
 done
 
@@ -56,10 +58,11 @@ syscall_count_per_op() {
       else if (name ~ /^(write|writev|sendto|sendmsg)$/) send += count
       else if (name ~ /^epoll_(wait|pwait|pwait2)$/) wait += count
       else if (name == "epoll_ctl") ctl += count
+      else if (name == "io_uring_enter") enter += count
     }
     END {
       if (ops <= 0) ops = 1
-      printf "%.2f %.2f %.2f %.2f %.2f\n",
-             total / ops, recv / ops, send / ops, wait / ops, ctl / ops
+      printf "%.2f %.2f %.2f %.2f %.2f %.2f\n",
+             total / ops, recv / ops, send / ops, wait / ops, ctl / ops, enter / ops
     }' "$1"
 }
