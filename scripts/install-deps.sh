@@ -10,7 +10,7 @@ APT_PACKAGES=(
   cmake ninja-build g++ pkg-config
   libasio-dev libcli11-dev rapidjson-dev libspdlog-dev libfmt-dev
   libssl-dev zlib1g-dev libsnappy-dev libtomlplusplus-dev libsimdjson-dev libboost-dev nodejs
-  librocksdb-dev libgtest-dev libgmock-dev libbenchmark-dev
+  librocksdb-dev libgtest-dev libgmock-dev libbenchmark-dev liburing-dev
   memcached libmemcached-tools valgrind linux-perf
 )
 

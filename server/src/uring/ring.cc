@@ -1,0 +1,144 @@
+#include "uring/ring.h"
+
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "uring/uring_loops.h"
+
+namespace tern::uring {
+
+namespace {
+
+[[noreturn]] void refused(const std::string& call, int error) {
+  throw IoUringUnavailable(call + ": " + std::strerror(error));
+}
+
+void require(io_uring_probe& probe, int opcode, const char* name) {
+  if (!io_uring_opcode_supported(&probe, opcode)) {
+    throw IoUringUnavailable(std::string("io_uring_get_probe_ring: ") + name +
+                             " not supported");
+  }
+}
+
+// The next completion, waiting at most a second (the probe's answers are immediate).
+io_uring_cqe* next_completion(io_uring& ring) {
+  io_uring_cqe* cqe = nullptr;
+  __kernel_timespec timeout{.tv_sec = 1, .tv_nsec = 0};
+  const int result = io_uring_wait_cqe_timeout(&ring, &cqe, &timeout);
+  if (result < 0) refused("io_uring_wait_cqe_timeout (multishot receive probe)", -result);
+  return cqe;
+}
+
+}  // namespace
+
+Ring::Ring(const RingOptions& options) : options_(options) {
+  // Cooperative task running: the kernel finishes completions when the loop next enters it,
+  // instead of interrupting the thread for each (kernel 5.19; without it, no flags).
+  io_uring_params params{};
+  params.flags = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SUBMIT_ALL;
+  params.cq_entries = options.entries * 4;
+  params.flags |= IORING_SETUP_CQSIZE;
+  int result = io_uring_queue_init_params(options.entries, &ring_, &params);
+  if (result == -EINVAL) {
+    params = io_uring_params{};
+    params.flags = IORING_SETUP_CQSIZE;
+    params.cq_entries = options.entries * 4;
+    result = io_uring_queue_init_params(options.entries, &ring_, &params);
+  }
+  if (result < 0) refused("io_uring_queue_init", -result);
+  try {
+    std::unique_ptr<io_uring_probe, void (*)(io_uring_probe*)> probe(
+        io_uring_get_probe_ring(&ring_), io_uring_free_probe);
+    if (probe == nullptr) refused("io_uring_get_probe_ring", EINVAL);
+    require(*probe, IORING_OP_RECV, "IORING_OP_RECV");
+    require(*probe, IORING_OP_SEND, "IORING_OP_SEND");
+    require(*probe, IORING_OP_READ, "IORING_OP_READ");
+    require(*probe, IORING_OP_ASYNC_CANCEL, "IORING_OP_ASYNC_CANCEL");
+
+    buffer_ring_bytes_ = options.buffer_count * sizeof(io_uring_buf);
+    void* ring_memory = mmap(nullptr, buffer_ring_bytes_, PROT_READ | PROT_WRITE,
+                             MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+    if (ring_memory == MAP_FAILED) refused("mmap (provided buffer ring)", errno);
+    buffer_ring_ = static_cast<io_uring_buf_ring*>(ring_memory);
+    io_uring_buf_reg registration{};
+    registration.ring_addr = reinterpret_cast<uint64_t>(buffer_ring_);
+    registration.ring_entries = options.buffer_count;
+    registration.bgid = kBufferGroup;
+    result = io_uring_register_buf_ring(&ring_, &registration, 0);
+    if (result < 0) refused("io_uring_register_buf_ring", -result);
+    io_uring_buf_ring_init(buffer_ring_);
+    buffers_ = new uint8_t[options.buffer_count * options.buffer_size];
+    for (unsigned id = 0; id < options.buffer_count; ++id) {
+      io_uring_buf_ring_add(buffer_ring_, buffers_ + id * options.buffer_size,
+                            options.buffer_size, id,
+                            io_uring_buf_ring_mask(options.buffer_count), id);
+    }
+    io_uring_buf_ring_advance(buffer_ring_, options.buffer_count);
+
+    // Multishot receive (kernel 6.0): an older kernel answers EINVAL for the flag. One byte
+    // through a socket pair must come back as a completion that promises more.
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, pair) != 0) refused("socketpair (probe)", errno);
+    const char byte = 1;
+    const bool written = write(pair[1], &byte, 1) == 1;
+    io_uring_sqe& probe_receive = sqe();
+    io_uring_prep_recv_multishot(&probe_receive, pair[0], nullptr, 0, 0);
+    probe_receive.flags |= IOSQE_BUFFER_SELECT;
+    probe_receive.buf_group = kBufferGroup;
+    io_uring_submit(&ring_);
+    io_uring_cqe* cqe = next_completion(ring_);
+    const int first = cqe->res;
+    const unsigned flags = cqe->flags;
+    io_uring_cqe_seen(&ring_, cqe);
+    if (flags & IORING_CQE_F_BUFFER) give_back(flags >> IORING_CQE_BUFFER_SHIFT);
+    // Closing the peer ends the receive (a last completion, res 0), so nothing stays armed.
+    ::close(pair[1]);
+    if (flags & IORING_CQE_F_MORE) io_uring_cqe_seen(&ring_, next_completion(ring_));
+    ::close(pair[0]);
+    if (!written || first != 1 || !(flags & IORING_CQE_F_MORE)) {
+      refused("io_uring_prep_recv_multishot", first < 0 ? -first : EINVAL);
+    }
+  } catch (...) {
+    io_uring_queue_exit(&ring_);
+    if (buffer_ring_ != nullptr) munmap(buffer_ring_, buffer_ring_bytes_);
+    delete[] buffers_;
+    throw;
+  }
+}
+
+Ring::~Ring() {
+  // Exiting the ring unregisters the buffer ring; only then may its memory go.
+  io_uring_queue_exit(&ring_);
+  munmap(buffer_ring_, buffer_ring_bytes_);
+  delete[] buffers_;
+}
+
+io_uring_sqe& Ring::sqe() {
+  io_uring_sqe* entry = io_uring_get_sqe(&ring_);
+  if (entry == nullptr) {
+    io_uring_submit(&ring_);
+    entry = io_uring_get_sqe(&ring_);
+  }
+  // The queue was just emptied into the kernel, so this holds unless the kernel took none.
+  if (entry == nullptr) refused("io_uring_submit (submission queue full)", EBUSY);
+  return *entry;
+}
+
+std::span<const uint8_t> Ring::buffer(uint16_t id, size_t n) const {
+  return {buffers_ + size_t{id} * options_.buffer_size, n};
+}
+
+void Ring::give_back(uint16_t id) {
+  io_uring_buf_ring_add(buffer_ring_, buffers_ + size_t{id} * options_.buffer_size,
+                        options_.buffer_size, id,
+                        io_uring_buf_ring_mask(options_.buffer_count), 0);
+  io_uring_buf_ring_advance(buffer_ring_, 1);
+}
+
+}  // namespace tern::uring

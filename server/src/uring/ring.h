@@ -1,0 +1,62 @@
+#pragma once
+// One io_uring (liburing) and the ring of provided buffers its multishot receives take from.
+// The kernel picks a free buffer for each chunk of input it delivers and names it in the
+// completion; the loop copies the bytes out and gives the buffer back at once, so a ring of
+// a few hundred buffers serves every connection of a loop however many there are.
+//
+// Setting up asks the kernel for everything the loop needs and throws IoUringUnavailable
+// (uring/uring_loops.h), naming the refused call and its errno, if it refuses any of it.
+// Single-threaded: used only by the thread that runs its loop.
+
+#include <liburing.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace tern::uring {
+
+struct RingOptions {
+  // Submission queue entries. A turn of the loop queues about one send and one re-armed
+  // receive per active connection; a full queue is submitted early (one more syscall), so
+  // this only needs to cover a typical turn, not the worst. The completion queue is 4x:
+  // each multishot receive may post several completions before the loop reaps them.
+  unsigned entries = 512;
+  // Provided buffers, and the size of each (the most one completion delivers). 16 KiB is
+  // the connection's own read chunk (net/connection.cc); 256 of them (4 MiB a loop) cover
+  // a turn in which every connection of a busy loop has a full buffer's input. A power of
+  // two (the kernel's ring of buffers requires it). Running out costs a re-armed receive,
+  // never a byte.
+  unsigned buffer_count = 256;
+  size_t buffer_size = 16 * 1024;
+};
+
+class Ring {
+ public:
+  // The buffer group every receive of this ring selects from.
+  static constexpr uint16_t kBufferGroup = 0;
+
+  explicit Ring(const RingOptions& options);  // throws IoUringUnavailable
+  ~Ring();
+  Ring(const Ring&) = delete;
+  Ring& operator=(const Ring&) = delete;
+
+  io_uring& get() { return ring_; }
+
+  // A free submission entry, submitting what is queued first if the queue is full.
+  io_uring_sqe& sqe();
+
+  // The first `n` bytes of provided buffer `id` (named by a completion's flags).
+  std::span<const uint8_t> buffer(uint16_t id, size_t n) const;
+  // Returns buffer `id` to the kernel for later receives.
+  void give_back(uint16_t id);
+
+ private:
+  io_uring ring_;
+  const RingOptions options_;
+  io_uring_buf_ring* buffer_ring_ = nullptr;  // mmap'ed; shared with the kernel
+  size_t buffer_ring_bytes_ = 0;
+  uint8_t* buffers_ = nullptr;  // buffer_count * buffer_size bytes
+};
+
+}  // namespace tern::uring

@@ -1,0 +1,202 @@
+#include "uring/uring_transport.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+namespace tern::uring {
+
+UringTransport::UringTransport(UringLoop& loop, int fd)
+    : loop_(loop), id_(loop.add(*this)), fd_(fd) {}
+
+UringTransport::~UringTransport() {
+  loop_.remove(id_);
+  close_fd();
+}
+
+void UringTransport::start(std::shared_ptr<net::TransportEvents> owner) {
+  owner_ = owner.get();
+  owner_ref_ = std::move(owner);
+}
+
+void UringTransport::receive() {
+  if (!reporting()) return;
+  wanted_ = true;
+  settle_receive();
+}
+
+bool UringTransport::send(std::span<const uint8_t> bytes) {
+  if (!reporting()) return false;
+  sending_ = bytes;
+  queue_send();
+  return false;
+}
+
+void UringTransport::linger(std::chrono::steady_clock::duration patience) {
+  if (!reporting() || lingering_) return;
+  lingering_ = true;
+  ::shutdown(fd_, SHUT_WR);
+  if (peer_done_) {
+    // Nothing more can arrive; report on the loop, not inside the owner's call.
+    asio::post(loop_.context(), [this, guard = owner_ref_.lock()] {
+      if (reporting()) end({});
+    });
+    return;
+  }
+  loop_.add_deadline(UringLoop::Clock::now() + patience, id_);
+  settle_receive();
+}
+
+void UringTransport::keep_open(bool keep) {
+  if (closed_) return;
+  keep_ = keep;
+  update_hold();
+}
+
+void UringTransport::close() {
+  if (closed_) return;
+  closed_ = true;
+  if (receive_armed_ && !receive_cancelling_) {
+    cancel(Op::kReceive);
+    receive_cancelling_ = true;
+  }
+  if (send_pending_) cancel(Op::kSend);
+  // The peer sees the end now. The descriptor itself stays until the kernel is done with
+  // every request naming it (some may not be submitted yet): closed earlier, its number
+  // could be reused by the next accepted socket, which they would then reach.
+  ::shutdown(fd_, SHUT_RDWR);
+  keep_ = false;
+  if (requests_ == 0) close_fd();
+  update_hold();
+}
+
+void UringTransport::close_fd() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+void UringTransport::complete(Op op, const io_uring_cqe& cqe) {
+  // The owner (and so this transport) must survive what the owner does when told.
+  const auto guard = owner_ref_.lock();
+  const bool last = !(cqe.flags & IORING_CQE_F_MORE);
+  if (op == Op::kReceive) {
+    on_receive(cqe);
+  } else if (op == Op::kSend) {
+    on_send(cqe.res);
+  }
+  if (last) {
+    --requests_;
+    if (closed_ && requests_ == 0) close_fd();
+    update_hold();
+  }
+}
+
+void UringTransport::deadline_passed() {
+  const auto guard = owner_ref_.lock();
+  if (reporting() && lingering_) {
+    end(std::make_error_code(std::errc::timed_out));
+    settle_receive();
+  }
+}
+
+void UringTransport::on_receive(const io_uring_cqe& cqe) {
+  if (!(cqe.flags & IORING_CQE_F_MORE)) {
+    receive_armed_ = false;
+    receive_cancelling_ = false;
+  }
+  const int result = cqe.res;
+  if (result > 0) {
+    // Lingering input is dropped (the loop gives the buffer back in either case).
+    if (reporting() && !lingering_ && (cqe.flags & IORING_CQE_F_BUFFER)) {
+      const auto bytes = loop_.ring().buffer(
+          static_cast<uint16_t>(cqe.flags >> IORING_CQE_BUFFER_SHIFT), result);
+      wanted_ = false;
+      std::memcpy(owner_->receive_space(bytes.size()).data(), bytes.data(), bytes.size());
+      owner_->received(bytes.size());
+    }
+  } else if (result == 0) {
+    peer_done_ = true;
+    if (reporting()) {
+      if (lingering_) {
+        end({});
+      } else {
+        wanted_ = false;
+        owner_->peer_closed();
+      }
+    }
+  } else if (result != -ENOBUFS && result != -ECANCELED) {
+    // ENOBUFS: every provided buffer is in use (they are back by now): armed again below.
+    // ECANCELED: our own cancel, or close().
+    if (reporting()) end(std::error_code(-result, std::system_category()));
+  }
+  settle_receive();
+}
+
+void UringTransport::on_send(int result) {
+  send_pending_ = false;
+  if (!reporting()) return;
+  if (result <= 0) {
+    end(result < 0 ? std::error_code(-result, std::system_category())
+                   : std::make_error_code(std::errc::broken_pipe));
+    settle_receive();
+    return;
+  }
+  sending_ = sending_.subspan(static_cast<size_t>(result));
+  if (!sending_.empty()) {
+    queue_send();
+    return;
+  }
+  owner_->sent();
+}
+
+void UringTransport::settle_receive() {
+  if (closed_) return;
+  const bool want = !ended_ && !peer_done_ && (wanted_ || lingering_);
+  if (want && !receive_armed_) {
+    io_uring_sqe& entry = loop_.sqe(id_, Op::kReceive);
+    io_uring_prep_recv_multishot(&entry, fd_, nullptr, 0, 0);
+    entry.flags |= IOSQE_BUFFER_SELECT;
+    entry.buf_group = Ring::kBufferGroup;
+    receive_armed_ = true;
+    ++requests_;
+    update_hold();
+  } else if (!want && receive_armed_ && !receive_cancelling_) {
+    cancel(Op::kReceive);
+    receive_cancelling_ = true;
+  }
+}
+
+void UringTransport::queue_send() {
+  io_uring_sqe& entry = loop_.sqe(id_, Op::kSend);
+  io_uring_prep_send(&entry, fd_, sending_.data(), sending_.size(), MSG_NOSIGNAL);
+  send_pending_ = true;
+  ++requests_;
+  update_hold();
+}
+
+void UringTransport::cancel(Op op) {
+  io_uring_prep_cancel64(&loop_.sqe(id_, Op::kCancel), UringLoop::user_data(id_, op), 0);
+  ++requests_;
+  update_hold();
+}
+
+void UringTransport::end(std::error_code error) {
+  ended_ = true;
+  owner_->ended(error);
+}
+
+void UringTransport::update_hold() {
+  const bool needed = requests_ > 0 || keep_;
+  if (needed && hold_ == nullptr) {
+    hold_ = owner_ref_.lock();
+  } else if (!needed && hold_ != nullptr) {
+    // Dropping the last reference frees the owner and this transport with it: never inside
+    // a call the owner (or the loop's stop()) is making, so it happens on the loop, after.
+    loop_.release_later(std::move(hold_));
+  }
+}
+
+}  // namespace tern::uring
