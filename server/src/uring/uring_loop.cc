@@ -168,13 +168,17 @@ void UringLoop::reap() {
       if (op == Op::kWake && !stopped_) arm_wake_read();
     } else if (auto it = completers_.find(id); it != completers_.end()) {
       it->second->complete(op, *cqe);
-    }
-    // The owner has copied what it wanted (or is gone): the buffer serves the next receive.
-    if (cqe->flags & IORING_CQE_F_BUFFER) {
+    } else if (cqe->flags & IORING_CQE_F_BUFFER) {
+      // Input for an owner that is gone: the buffer serves the next receive.
       ring_.give_back(static_cast<uint16_t>(cqe->flags >> IORING_CQE_BUFFER_SHIFT));
     }
   }
   io_uring_cq_advance(&ring, count);
+  std::swap(flushes_, flushing_);
+  for (const uint64_t id : flushing_) {
+    if (auto it = completers_.find(id); it != completers_.end()) it->second->flush();
+  }
+  flushing_.clear();
 }
 
 void UringLoop::expire_deadlines() {

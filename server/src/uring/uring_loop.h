@@ -26,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include <asio.hpp>
 
@@ -41,8 +42,11 @@ enum class Op : uint8_t { kWake, kStopCancel, kReceive, kSend, kCancel };
 class Completer {
  public:
   virtual ~Completer() = default;
-  // A completion of one of this owner's requests of kind `op`.
+  // A completion of one of this owner's requests of kind `op`. A provided buffer it names
+  // (IORING_CQE_F_BUFFER) is the owner's to give back (Ring::give_back).
   virtual void complete(Op op, const io_uring_cqe& cqe) = 0;
+  // After every completion a turn reaped, if the owner asked for it (flush_after_reap()).
+  virtual void flush() = 0;
   // A deadline this owner set has passed.
   virtual void deadline_passed() = 0;
   // The loop is stopping: release the socket and everything held, reporting nothing.
@@ -86,6 +90,9 @@ class UringLoop {
   // completion, so stop() knows when the kernel is done with the owners' memory).
   io_uring_sqe& sqe(uint64_t id, Op op);
 
+  // Calls the owner's flush() once this turn's completions are all handled.
+  void flush_after_reap(uint64_t id) { flushes_.push_back(id); }
+
   // Calls the owner's deadline_passed() once `when` has passed (if it is still there).
   void add_deadline(Clock::time_point when, uint64_t id);
 
@@ -121,6 +128,8 @@ class UringLoop {
   std::unordered_map<uint64_t, Completer*> completers_;
   uint64_t next_id_ = 1;  // 0 is the loop's own
   std::multimap<Clock::time_point, uint64_t> deadlines_;
+  std::vector<uint64_t> flushes_;  // owners to flush after this reap
+  std::vector<uint64_t> flushing_;  // the ones being flushed (kept to reuse its memory)
   uint64_t in_flight_ = 0;
 };
 

@@ -13,6 +13,7 @@ UringTransport::UringTransport(UringLoop& loop, int fd)
     : loop_(loop), id_(loop.add(*this)), fd_(fd) {}
 
 UringTransport::~UringTransport() {
+  give_back_arrived();
   loop_.remove(id_);
   close_fd();
 }
@@ -59,6 +60,7 @@ void UringTransport::keep_open(bool keep) {
 void UringTransport::close() {
   if (closed_) return;
   closed_ = true;
+  give_back_arrived();
   if (receive_armed_ && !receive_cancelling_) {
     cancel(Op::kReceive);
     receive_cancelling_ = true;
@@ -109,16 +111,17 @@ void UringTransport::on_receive(const io_uring_cqe& cqe) {
   }
   const int result = cqe.res;
   if (result > 0) {
-    // Lingering input is dropped (the loop gives the buffer back in either case).
-    if (reporting() && !lingering_ && (cqe.flags & IORING_CQE_F_BUFFER)) {
-      const auto bytes = loop_.ring().buffer(
-          static_cast<uint16_t>(cqe.flags >> IORING_CQE_BUFFER_SHIFT), result);
-      wanted_ = false;
-      std::memcpy(owner_->receive_space(bytes.size()).data(), bytes.data(), bytes.size());
-      owner_->received(bytes.size());
+    const auto buffer = static_cast<uint16_t>(cqe.flags >> IORING_CQE_BUFFER_SHIFT);
+    if (reporting() && !lingering_) {
+      // Delivered with whatever else this turn brings (flush()): one batch per turn.
+      if (arrived_.empty()) loop_.flush_after_reap(id_);
+      arrived_.push_back({buffer, static_cast<uint32_t>(result)});
+    } else {
+      loop_.ring().give_back(buffer);  // lingering input is dropped
     }
   } else if (result == 0) {
     peer_done_ = true;
+    deliver_arrived();
     if (reporting()) {
       if (lingering_) {
         end({});
@@ -130,9 +133,40 @@ void UringTransport::on_receive(const io_uring_cqe& cqe) {
   } else if (result != -ENOBUFS && result != -ECANCELED) {
     // ENOBUFS: every provided buffer is in use (they are back by now): armed again below.
     // ECANCELED: our own cancel, or close().
+    deliver_arrived();
     if (reporting()) end(std::error_code(-result, std::system_category()));
   }
   settle_receive();
+}
+
+void UringTransport::flush() {
+  const auto guard = owner_ref_.lock();
+  deliver_arrived();
+  settle_receive();
+}
+
+void UringTransport::deliver_arrived() {
+  if (arrived_.empty()) return;
+  if (!reporting() || lingering_) {
+    give_back_arrived();
+    return;
+  }
+  size_t total = 0;
+  for (const auto& [buffer, length] : arrived_) total += length;
+  uint8_t* space = owner_->receive_space(total).data();
+  for (const auto& [buffer, length] : arrived_) {
+    std::memcpy(space, loop_.ring().buffer(buffer, length).data(), length);
+    space += length;
+    loop_.ring().give_back(buffer);
+  }
+  arrived_.clear();
+  wanted_ = false;
+  owner_->received(total);
+}
+
+void UringTransport::give_back_arrived() {
+  for (const auto& [buffer, length] : arrived_) loop_.ring().give_back(buffer);
+  arrived_.clear();
 }
 
 void UringTransport::on_send(int result) {

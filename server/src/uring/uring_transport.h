@@ -2,8 +2,10 @@
 // A connection's socket on an io_uring loop (net/transport.h's io_uring backend).
 //
 // Input comes from one multishot receive that stays armed while the connection wants input:
-// each completion names a provided buffer (uring/ring.h) whose bytes are copied into the
-// connection's space and reported. When the connection has not asked again by the end of a
+// each completion names a provided buffer (uring/ring.h); the bytes of every completion a
+// turn brings are copied into the connection's space and reported as one delivery, so
+// every complete request among them runs before one send, as a read of all that was
+// waiting would have it. When the connection has not asked again by the end of a
 // delivery, the receive is cancelled; what arrives before the cancel lands is still
 // delivered. A receive the kernel ends (out of buffers, or cancelled) is armed again if the
 // connection wants input. A send is queued and goes with the loop's next submit, together
@@ -21,6 +23,8 @@
 #include <memory>
 #include <span>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include "net/transport.h"
 #include "uring/uring_loop.h"
@@ -46,7 +50,13 @@ class UringTransport final : public net::Transport, private Completer {
  private:
   // Completer.
   void complete(Op op, const io_uring_cqe& cqe) override;
+  void flush() override;
   void deadline_passed() override;
+
+  // Reports the input that arrived this turn as one delivery (or drops it if the owner no
+  // longer hears), giving its buffers back.
+  void deliver_arrived();
+  void give_back_arrived();
 
   void on_receive(const io_uring_cqe& cqe);
   void on_send(int result);
@@ -75,6 +85,8 @@ class UringTransport final : public net::Transport, private Completer {
   bool receive_cancelling_ = false;
   bool peer_done_ = false;         // the peer closed its side
   bool lingering_ = false;
+  // Input reaped this turn and not yet delivered: provided buffers, and bytes in each.
+  std::vector<std::pair<uint16_t, uint32_t>> arrived_;
   std::span<const uint8_t> sending_;  // what remains of the send in progress
   bool send_pending_ = false;
   bool ended_ = false;
