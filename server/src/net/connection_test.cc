@@ -80,7 +80,9 @@ class ConnectionTest : public ::testing::Test {
     asio::ip::tcp::acceptor acceptor(loop_, {asio::ip::make_address("127.0.0.1"), 0});
     client_.connect(acceptor.local_endpoint());
     auto connection = std::make_shared<Connection>(gate_, *dispatcher_, 1 << 20, stats_, "test");
-    connection->start(make_epoll_transport(acceptor.accept()));
+    asio::ip::tcp::socket accepted = acceptor.accept();
+    accepted.set_option(asio::ip::tcp::no_delay(true));  // as the server sets it
+    connection->start(make_epoll_transport(std::move(accepted)));
     connection_ = connection;
   }
 

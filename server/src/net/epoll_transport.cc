@@ -16,7 +16,6 @@ class EpollTransport final : public Transport {
   void start(std::shared_ptr<TransportEvents> owner) override {
     owner_ = owner;
     asio::error_code ignored;
-    socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
     socket_.non_blocking(true, ignored);
   }
 

@@ -110,6 +110,9 @@ void Server::on_accept(const asio::error_code& error, asio::ip::tcp::socket sock
       connections_.push_back(connection);
     }
     asio::error_code error;
+    // Answers are small and the client waits for them: Nagle's algorithm would hold one back
+    // until the previous is acknowledged, which the peer may delay by 40 ms.
+    socket.set_option(asio::ip::tcp::no_delay(true), error);
     const int fd = socket.release(error);
     if (error) {
       spdlog::warn("could not hand over a connection from {}: {}", connection->peer(),
