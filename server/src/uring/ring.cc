@@ -2,10 +2,12 @@
 
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <string>
 
@@ -38,18 +40,40 @@ io_uring_cqe* next_completion(io_uring& ring) {
 }  // namespace
 
 Ring::Ring(const RingOptions& options) : options_(options) {
-  // Cooperative task running: the kernel finishes completions when the loop next enters it,
-  // instead of interrupting the thread for each (kernel 5.19; without it, no flags).
-  io_uring_params params{};
-  params.flags = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SUBMIT_ALL;
-  params.cq_entries = options.entries * 4;
-  params.flags |= IORING_SETUP_CQSIZE;
-  int result = io_uring_queue_init_params(options.entries, &ring_, &params);
-  if (result == -EINVAL) {
-    params = io_uring_params{};
-    params.flags = IORING_SETUP_CQSIZE;
-    params.cq_entries = options.entries * 4;
-    result = io_uring_queue_init_params(options.entries, &ring_, &params);
+  // Multishot receive is probed on a small ring of its own: this one, set up for a single
+  // issuer, accepts no request until the loop's thread enables it.
+  { Ring probe(RingOptions{.entries = 8, .buffer_count = 1, .buffer_size = 64}, kProbeOnly); }
+  // Single issuer, deferred task running (kernel 6.1): the kernel finishes completions only
+  // when the loop enters it to wait, in a batch, never interrupting the thread for them.
+  // Older kernels get cooperative task running (5.19), else no flags.
+  set_up({IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_R_DISABLED,
+          IORING_SETUP_COOP_TASKRUN, 0});
+}
+
+Ring::Ring(const RingOptions& options, ProbeOnly) : options_(options) {
+  set_up({0});
+  try {
+    enable_here();
+    probe_multishot_receive();
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+Ring::~Ring() { release(); }
+
+void Ring::set_up(std::initializer_list<unsigned> flag_choices) {
+  int result = -EINVAL;
+  for (const unsigned flags : flag_choices) {
+    io_uring_params params{};
+    params.flags = flags | IORING_SETUP_SUBMIT_ALL | IORING_SETUP_CQSIZE;
+    params.cq_entries = options_.entries * 4;
+    result = io_uring_queue_init_params(options_.entries, &ring_, &params);
+    if (result != -EINVAL) {
+      enabled_ = !(flags & IORING_SETUP_R_DISABLED);
+      break;
+    }
   }
   if (result < 0) refused("io_uring_queue_init", -result);
   try {
@@ -61,67 +85,80 @@ Ring::Ring(const RingOptions& options) : options_(options) {
     require(*probe, IORING_OP_READ, "IORING_OP_READ");
     require(*probe, IORING_OP_ASYNC_CANCEL, "IORING_OP_ASYNC_CANCEL");
 
-    buffer_ring_bytes_ = options.buffer_count * sizeof(io_uring_buf);
+    buffer_ring_bytes_ = options_.buffer_count * sizeof(io_uring_buf);
     void* ring_memory = mmap(nullptr, buffer_ring_bytes_, PROT_READ | PROT_WRITE,
                              MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
     if (ring_memory == MAP_FAILED) refused("mmap (provided buffer ring)", errno);
     buffer_ring_ = static_cast<io_uring_buf_ring*>(ring_memory);
     io_uring_buf_reg registration{};
     registration.ring_addr = reinterpret_cast<uint64_t>(buffer_ring_);
-    registration.ring_entries = options.buffer_count;
+    registration.ring_entries = options_.buffer_count;
     registration.bgid = kBufferGroup;
     result = io_uring_register_buf_ring(&ring_, &registration, 0);
     if (result < 0) refused("io_uring_register_buf_ring", -result);
     io_uring_buf_ring_init(buffer_ring_);
-    buffers_ = new uint8_t[options.buffer_count * options.buffer_size];
-    for (unsigned id = 0; id < options.buffer_count; ++id) {
-      io_uring_buf_ring_add(buffer_ring_, buffers_ + id * options.buffer_size,
-                            options.buffer_size, id,
-                            io_uring_buf_ring_mask(options.buffer_count), id);
+    buffers_ = new uint8_t[options_.buffer_count * options_.buffer_size];
+    for (unsigned id = 0; id < options_.buffer_count; ++id) {
+      io_uring_buf_ring_add(buffer_ring_, buffers_ + id * options_.buffer_size,
+                            options_.buffer_size, id,
+                            io_uring_buf_ring_mask(options_.buffer_count), id);
     }
-    io_uring_buf_ring_advance(buffer_ring_, options.buffer_count);
-
-    // Multishot receive (kernel 6.0): an older kernel answers EINVAL for the flag. One byte
-    // through a socket pair must come back as a completion that promises more.
-    int pair[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM, 0, pair) != 0) refused("socketpair (probe)", errno);
-    const char byte = 1;
-    const bool written = write(pair[1], &byte, 1) == 1;
-    io_uring_sqe& probe_receive = sqe();
-    io_uring_prep_recv_multishot(&probe_receive, pair[0], nullptr, 0, 0);
-    probe_receive.flags |= IOSQE_BUFFER_SELECT;
-    probe_receive.buf_group = kBufferGroup;
-    io_uring_submit(&ring_);
-    io_uring_cqe* cqe = next_completion(ring_);
-    const int first = cqe->res;
-    const unsigned flags = cqe->flags;
-    io_uring_cqe_seen(&ring_, cqe);
-    if (flags & IORING_CQE_F_BUFFER) give_back(flags >> IORING_CQE_BUFFER_SHIFT);
-    // Closing the peer ends the receive (a last completion, res 0), so nothing stays armed.
-    ::close(pair[1]);
-    if (flags & IORING_CQE_F_MORE) io_uring_cqe_seen(&ring_, next_completion(ring_));
-    ::close(pair[0]);
-    if (!written || first != 1 || !(flags & IORING_CQE_F_MORE)) {
-      refused("io_uring_prep_recv_multishot", first < 0 ? -first : EINVAL);
-    }
+    io_uring_buf_ring_advance(buffer_ring_, options_.buffer_count);
   } catch (...) {
-    io_uring_queue_exit(&ring_);
-    if (buffer_ring_ != nullptr) munmap(buffer_ring_, buffer_ring_bytes_);
-    delete[] buffers_;
+    release();
     throw;
   }
 }
 
-Ring::~Ring() {
+// Multishot receive (kernel 6.0): an older kernel answers EINVAL for the flag. One byte
+// through a socket pair must come back as a completion that promises more.
+void Ring::probe_multishot_receive() {
+  int pair[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, pair) != 0) refused("socketpair (probe)", errno);
+  const char byte = 1;
+  const bool written = write(pair[1], &byte, 1) == 1;
+  io_uring_sqe& probe_receive = sqe();
+  io_uring_prep_recv_multishot(&probe_receive, pair[0], nullptr, 0, 0);
+  probe_receive.flags |= IOSQE_BUFFER_SELECT;
+  probe_receive.buf_group = kBufferGroup;
+  io_uring_submit(&ring_);
+  io_uring_cqe* cqe = next_completion(ring_);
+  const int first = cqe->res;
+  const unsigned flags = cqe->flags;
+  io_uring_cqe_seen(&ring_, cqe);
+  if (flags & IORING_CQE_F_BUFFER) give_back(flags >> IORING_CQE_BUFFER_SHIFT);
+  // Closing the peer ends the receive (a last completion, res 0), so nothing stays armed.
+  ::close(pair[1]);
+  if (flags & IORING_CQE_F_MORE) io_uring_cqe_seen(&ring_, next_completion(ring_));
+  ::close(pair[0]);
+  if (!written || first != 1 || !(flags & IORING_CQE_F_MORE)) {
+    refused("io_uring_prep_recv_multishot", first < 0 ? -first : EINVAL);
+  }
+}
+
+void Ring::release() {
   // Exiting the ring unregisters the buffer ring; only then may its memory go.
   io_uring_queue_exit(&ring_);
-  munmap(buffer_ring_, buffer_ring_bytes_);
+  if (buffer_ring_ != nullptr) munmap(buffer_ring_, buffer_ring_bytes_);
+  buffer_ring_ = nullptr;
   delete[] buffers_;
+  buffers_ = nullptr;
+}
+
+void Ring::enable_here() {
+  if (enabled_) return;
+  // liburing 2.3 declares io_uring_enable_rings but does not export it: the syscall itself.
+  if (syscall(__NR_io_uring_register, ring_.ring_fd, IORING_REGISTER_ENABLE_RINGS, nullptr, 0) <
+      0) {
+    refused("io_uring_register(IORING_REGISTER_ENABLE_RINGS)", errno);
+  }
+  enabled_ = true;
 }
 
 io_uring_sqe& Ring::sqe() {
   io_uring_sqe* entry = io_uring_get_sqe(&ring_);
   if (entry == nullptr) {
+    enable_here();
     io_uring_submit(&ring_);
     entry = io_uring_get_sqe(&ring_);
   }

@@ -6,12 +6,14 @@
 //
 // Setting up asks the kernel for everything the loop needs and throws IoUringUnavailable
 // (uring/uring_loops.h), naming the refused call and its errno, if it refuses any of it.
-// Single-threaded: used only by the thread that runs its loop.
+// Single-threaded: used only by the thread that runs its loop (set up elsewhere, it is
+// enabled there: enable_here()).
 
 #include <liburing.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 
 namespace tern::uring {
@@ -43,6 +45,10 @@ class Ring {
 
   io_uring& get() { return ring_; }
 
+  // Makes the calling thread the ring's only submitter, the first time (a ring set up for
+  // a single issuer takes requests only then). Call on the loop's thread before submitting.
+  void enable_here();
+
   // A free submission entry, submitting what is queued first if the queue is full.
   io_uring_sqe& sqe();
 
@@ -52,7 +58,17 @@ class Ring {
   void give_back(uint16_t id);
 
  private:
+  enum ProbeOnly { kProbeOnly };
+  // A plain ring that checks multishot receive, then goes.
+  Ring(const RingOptions& options, ProbeOnly);
+  // Sets up the ring with the first of `flag_choices` the kernel accepts, checks the
+  // opcodes the loop needs and registers the provided buffers.
+  void set_up(std::initializer_list<unsigned> flag_choices);
+  void probe_multishot_receive();
+  void release();
+
   io_uring ring_;
+  bool enabled_ = true;
   const RingOptions options_;
   io_uring_buf_ring* buffer_ring_ = nullptr;  // mmap'ed; shared with the kernel
   size_t buffer_ring_bytes_ = 0;

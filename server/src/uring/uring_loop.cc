@@ -133,17 +133,20 @@ void UringLoop::arm_wake_read() {
 }
 
 void UringLoop::submit_and_wait(std::optional<Clock::duration> max_wait, bool run_posted) {
+  ring_.enable_here();
   io_uring& ring = ring_.get();
   if (!deadlines_.empty()) {
     const auto until = deadlines_.begin()->first - Clock::now();
     max_wait = max_wait ? std::min(*max_wait, until) : until;
   }
   sleeping_.store(true);
-  const bool awake = (run_posted && posted_.load()) || stop_requested_.load() ||
+  const bool awake = (run_posted && (posted_.load() || stop_requested_.load())) ||
                      (max_wait && *max_wait <= Clock::duration::zero());
   io_uring_cqe* cqe = nullptr;
   if (awake) {
-    if (io_uring_sq_ready(&ring) > 0) io_uring_submit(&ring);
+    // Still one entry, to collect what has completed: with deferred task running the
+    // kernel posts completions only when the loop's thread asks for them.
+    io_uring_submit_and_get_events(&ring);
   } else if (max_wait) {
     __kernel_timespec timeout = to_timespec(*max_wait);
     io_uring_submit_and_wait_timeout(&ring, &cqe, 1, &timeout, nullptr);

@@ -79,6 +79,7 @@ TEST(UringLoop, PostsWakeASleepingLoop) {
   loop.request_stop();
   runner.join();
   EXPECT_TRUE(loop.stopped());
+  EXPECT_EQ(loop.in_flight(), 0u);  // stop() saw the kernel finish every request
 }
 
 TEST(UringLoop, WorkQueuedAtStopIsDestroyedNotRun) {
