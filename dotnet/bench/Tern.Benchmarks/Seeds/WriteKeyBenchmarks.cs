@@ -1,6 +1,7 @@
 using System.Buffers;
 using System.IO.Pipelines;
 using BenchmarkDotNet.Attributes;
+using Tern.Client.IO;
 using Tern.Client.Operations;
 using Tern.Client.Protocol;
 
@@ -8,9 +9,10 @@ namespace Tern.Benchmarks.Seeds;
 
 /// <summary>
 /// Putting a collection-prefixed key into an outgoing request frame. Every method ends with the
-/// key's wire bytes in the connection's pipe; they differ in where the bytes are encoded first.
-/// A batch of keys is written per invocation and the pipe is flushed and drained once per batch,
-/// the same for every method, as a connection does when it sends many requests at once.
+/// key's wire bytes where a connection sends them from (a pipe, or since issue 12 the SDK's send
+/// buffer); they differ in where the bytes are encoded first. A batch of keys is written per
+/// invocation and drained once per batch, the same for every method, as a connection does when it
+/// sends many requests at once.
 /// </summary>
 [MemoryDiagnoser]
 public class WriteKeyBenchmarks
@@ -24,7 +26,11 @@ public class WriteKeyBenchmarks
     private static ReadOnlySpan<byte> Extras => [0, 0, 0, 0];
 
     private readonly RequestBuffer _request = new();
+    private readonly object _writeLock = new();
+    private readonly SendBuffer _sendBuffer;
     private readonly Pipe _pipe = new(new PipeOptions(pauseWriterThreshold: 0, useSynchronizationContext: false));
+
+    public WriteKeyBenchmarks() => _sendBuffer = new SendBuffer(_writeLock);
 
     [GlobalCleanup]
     public void Cleanup()
@@ -101,9 +107,29 @@ public class WriteKeyBenchmarks
     /// <summary>
     /// The SDK's request path, through the methods production calls: <see cref="RequestBuffer.Begin(string, uint?, ReadOnlySpan{byte}, ReadOnlySpan{byte})"/>
     /// (what an operation's Prepare calls: the key encoded after the header and 4 bytes of extras),
-    /// <see cref="RequestBuffer.Finish"/> (its Seal: the header) and <see cref="RequestBuffer.WriteTo"/>
-    /// (what the connection calls under its write lock: the frame copied into the pipe with opaque
-    /// and vbucket).
+    /// <see cref="RequestBuffer.Finish"/> (its Seal: the header) and <see cref="SendBuffer.Append"/>
+    /// (what the connection calls under its write lock, held here once per batch: the frame copied
+    /// into the send buffer with opaque and vbucket). Per batch, the send loop's
+    /// <see cref="SendBuffer.TakeAsync"/>.
+    /// </summary>
+    [Benchmark(OperationsPerInvoke = KeysPerBatch)]
+    public void EncodeRequestToSendBuffer()
+    {
+        lock (_writeLock)
+        {
+            for (var i = 0; i < KeysPerBatch; i++)
+            {
+                _request.Begin(Key, CollectionId, Extras);
+                _request.Finish(Opcode.Get, Datatype.Raw, 0);
+                _sendBuffer.Append(_request, (uint)i, 0);
+            }
+        }
+        _ = _sendBuffer.TakeAsync().Result;
+    }
+
+    /// <summary>
+    /// The request path until issue 12's send buffer, for comparison: the same request copied into the
+    /// pipe, one <c>GetSpan</c> and <c>Advance</c> per request.
     /// </summary>
     [Benchmark(OperationsPerInvoke = KeysPerBatch)]
     public void EncodeRequestToPipe()
@@ -113,7 +139,9 @@ public class WriteKeyBenchmarks
         {
             _request.Begin(Key, CollectionId, Extras);
             _request.Finish(Opcode.Get, Datatype.Raw, 0);
-            _request.WriteTo(writer, (uint)i, 0);
+            var length = _request.Written.Length;
+            _request.CopyTo(writer.GetSpan(length), (uint)i, 0);
+            writer.Advance(length);
         }
         Drain();
     }

@@ -13,9 +13,10 @@ namespace Tern.Client.IO;
 /// <summary>
 /// One TCP connection carrying many operations at once, matched to responses by opaque (so
 /// responses may come in any order; see <see cref="InFlightTable"/>). Callers copy encoded requests
-/// into a pipe; a send loop drains whatever has accumulated with one socket send, so under load many
-/// requests leave in one syscall. A per-connection tick fails operations past their deadline whether
-/// or not the server or the read loop is alive, and probes a silent peer (<see cref="KeepAlive"/>).
+/// into a <see cref="SendBuffer"/> under the write lock; a send loop takes whatever has accumulated
+/// and sends it with one socket send, so under load many requests leave in one syscall. A
+/// per-connection tick fails operations past their deadline whether or not the server or the read
+/// loop is alive, and probes a silent peer (<see cref="KeepAlive"/>).
 /// A failed connection fails everything in flight at once, offering each operation to its
 /// <see cref="OperationBase.RetryStep"/> first.
 /// </summary>
@@ -25,7 +26,7 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
 
     private readonly Socket _socket;
     private readonly ConnectionSettings _settings;
-    private readonly Pipe _sendPipe;
+    private readonly SendBuffer _sendBuffer;
     private readonly PipeReader _receiver;
     private readonly object _writeLock = new();
     private readonly InFlightTable _inFlight;
@@ -50,13 +51,7 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
         Name = $"{endpoint}#{Interlocked.Increment(ref s_nextId)}";
         _inFlight = new InFlightTable(Name, endpoint, settings, () => Interlocked.Read(ref _bytesSent));
         _keepAlive = new KeepAlive(settings.Time, settings.KeepAliveInterval, settings.KeepAliveTimeout);
-        _sendPipe = new Pipe(new PipeOptions(
-            readerScheduler: new ReusableWorkItemScheduler(),
-            writerScheduler: PipeScheduler.Inline,
-            pauseWriterThreshold: 0,
-            resumeWriterThreshold: 0,
-            minimumSegmentSize: 16 * 1024,
-            useSynchronizationContext: false));
+        _sendBuffer = new SendBuffer(_writeLock);
         _receiver = PipeReader.Create(new NetworkStream(socket, ownsSocket: false),
             new StreamPipeReaderOptions(bufferSize: 64 * 1024, minimumReadSize: 4 * 1024, leaveOpen: true));
         using (ExecutionContext.SuppressFlow())
@@ -183,8 +178,8 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
     }
 
     /// <summary>
-    /// Sends raw requests together: copied into the send pipe under one lock and flushed once, so they
-    /// leave in one socket send. The answers come back in request order, whatever order they arrive
+    /// Sends raw requests together: copied into the send buffer under one lock, so they leave in one
+    /// socket send. The answers come back in request order, whatever order they arrive
     /// in; the first failure (timeout, cancellation, connection failure) is thrown once all are done.
     /// </summary>
     public async ValueTask<RawResponse[]> SendBatchAsync(IReadOnlyList<RawRequest> requests, TimeSpan timeout,
@@ -228,8 +223,8 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
     }
 
     /// <summary>
-    /// Writes operations that each hold a slot into the send pipe under one lock and wakes the send
-    /// loop once. Operations this connection cannot carry fail here; on a failed connection each is
+    /// Writes operations that each hold a slot into the send buffer under one lock (which wakes the send
+    /// loop if it waits). Operations this connection cannot carry fail here; on a failed connection each is
     /// offered to its retry step, unsent.
     /// </summary>
     private void Send(ReadOnlySpan<OperationBase> operations)
@@ -249,8 +244,6 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
             {
                 foreach (var operation in operations)
                     Write(operation);
-                // Never pauses (pauseWriterThreshold 0): it only wakes the send loop.
-                _ = _sendPipe.Writer.FlushAsync();
             }
         }
         foreach (var operation in operations)
@@ -267,7 +260,7 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
         }
     }
 
-    /// <summary>Enters one operation in the table and copies its request into the pipe; under the write lock.</summary>
+    /// <summary>Enters one operation in the table and copies its request into the send buffer; under the write lock.</summary>
     private void Write(OperationBase operation)
     {
         var request = operation.Request;
@@ -282,7 +275,7 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
         _bytesWritten += request.Written.Length;
         operation.Attempt.WriteEndOffset = _bytesWritten;
         var opaque = _inFlight.Add(operation);
-        request.WriteTo(_sendPipe.Writer, opaque, operation.VBucket);
+        _sendBuffer.Append(request, opaque, operation.VBucket);
         _requests++;
     }
 
@@ -297,39 +290,29 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
 
     private async Task SendLoopAsync()
     {
-        var reader = _sendPipe.Reader;
         try
         {
             while (true)
             {
-                var result = await reader.ReadAsync().ConfigureAwait(false);
-                var buffer = result.Buffer;
+                var frames = await _sendBuffer.TakeAsync().ConfigureAwait(false);
+                if (frames.IsEmpty)
+                    return; // completed by Fail: nothing more will be written
                 // Counted before the syscall: a request that may have reached the server must be
                 // reported as sent (its timeout is ambiguous), never the other way round.
-                Interlocked.Add(ref _bytesSent, buffer.Length);
-                foreach (var segment in buffer)
+                Interlocked.Add(ref _bytesSent, frames.Length);
+                while (!frames.IsEmpty)
                 {
-                    var remaining = segment;
-                    while (!remaining.IsEmpty)
-                    {
-                        // Also before the syscall: whoever sees the bytes arrive sees them counted.
-                        Interlocked.Increment(ref _sendCalls);
-                        var sent = await _socket.SendAsync(remaining, SocketFlags.None).ConfigureAwait(false);
-                        remaining = remaining[sent..];
-                    }
+                    // Also before the syscall: whoever sees the bytes arrive sees them counted.
+                    Interlocked.Increment(ref _sendCalls);
+                    var sent = await _socket.SendAsync(frames, SocketFlags.None).ConfigureAwait(false);
+                    frames = frames[sent..];
                 }
-                reader.AdvanceTo(buffer.End);
-                if (result.IsCompleted || result.IsCanceled)
-                    return;
             }
         }
         catch (Exception e)
         {
+            // The operations these frames carried are in flight: Fail fails them, as sent.
             Fail(e);
-        }
-        finally
-        {
-            await reader.CompleteAsync().ConfigureAwait(false);
         }
     }
 
@@ -477,9 +460,9 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
             if (_failure is not null)
                 return;
             _failure = reason;
-            _sendPipe.Writer.Complete();
+            _sendBuffer.Complete();
         }
-        // Closed before the sent bytes are read: the send loop still drains what the pipe holds,
+        // Closed before the sent bytes are read: the send loop still takes what the buffer holds,
         // and a request it sent after the snapshot would be counted unsent, then resent elsewhere.
         // With the socket gone, whatever the snapshot does not count can no longer leave.
         _socket.Dispose();

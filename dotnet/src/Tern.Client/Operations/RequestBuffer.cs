@@ -143,18 +143,15 @@ public sealed class RequestBuffer : IBufferWriter<byte>
     }
 
     /// <summary>
-    /// Copies the finished request into <paramref name="writer"/> (a connection's send pipe) with
-    /// the connection's opaque and the vbucket filled in, and advances it; returns the bytes written.
+    /// Copies the finished request to <paramref name="destination"/> (a connection's send buffer)
+    /// with the connection's opaque and the vbucket filled in; the request itself keeps zeros, so a
+    /// retry can copy it again to another connection.
     /// </summary>
-    public int WriteTo(IBufferWriter<byte> writer, uint opaque, ushort vbucket)
+    public void CopyTo(Span<byte> destination, uint opaque, ushort vbucket)
     {
-        var length = _written;
-        var destination = writer.GetSpan(length);
         Written.CopyTo(destination);
         BinaryPrimitives.WriteUInt16BigEndian(destination[6..], vbucket);
         BinaryPrimitives.WriteUInt32BigEndian(destination[12..], opaque);
-        writer.Advance(length);
-        return length;
     }
 
     /// <summary>The value written after the key so far.</summary>

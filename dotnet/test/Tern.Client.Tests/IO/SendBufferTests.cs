@@ -1,0 +1,146 @@
+using Tern.Client.IO;
+using Tern.Client.Operations;
+using Tern.Client.Protocol;
+
+namespace Tern.Client.Tests.IO;
+
+/// <summary>
+/// The connection's send buffer: frames come out in the order they went in, none lost across the
+/// swap of its two buffers or a wake-up, and completion ends the stream only after what was appended.
+/// </summary>
+public class SendBufferTests
+{
+    private readonly object _writeLock = new();
+
+    [Fact]
+    public async Task FramesComeOutInAppendOrderWithTheirOpaquesAndVBuckets()
+    {
+        var buffer = new SendBuffer(_writeLock);
+        Append(buffer, "first", opaque: 1, vbucket: 10);
+        Append(buffer, "second", opaque: 2, vbucket: 20);
+
+        var frames = await buffer.TakeAsync();
+
+        Assert.Equal([("first", 1u, (ushort)10), ("second", 2u, 20)], Decode(frames));
+    }
+
+    [Fact]
+    public async Task WritersFillTheOtherBufferWhileTakenFramesAreBeingSent()
+    {
+        var buffer = new SendBuffer(_writeLock);
+        Append(buffer, "first", opaque: 1);
+        var sending = await buffer.TakeAsync();
+
+        Append(buffer, "second", opaque: 2);
+
+        Assert.Equal([("first", 1u, (ushort)0)], Decode(sending));
+        Assert.Equal([("second", 2u, (ushort)0)], Decode(await buffer.TakeAsync()));
+    }
+
+    [Fact]
+    public async Task AWaitingTakeIsWokenByTheNextAppendAndGetsEverythingAppendedByThen()
+    {
+        var buffer = new SendBuffer(_writeLock);
+        var take = buffer.TakeAsync();
+        Assert.False(take.IsCompleted);
+
+        lock (_writeLock)
+        {
+            Append(buffer, "first", opaque: 1);
+            // Woken by the first append; the taker needs the lock, so the second joins the same take.
+            Append(buffer, "second", opaque: 2);
+        }
+
+        var frames = await take.AsTask().WaitAsync(TimeSpan.FromSeconds(10));
+        Assert.Equal(["first", "second"], Decode(frames).Select(f => f.Key));
+    }
+
+    [Fact]
+    public async Task ManyWritersLoseAndReorderNothingAcrossTakes()
+    {
+        var buffer = new SendBuffer(_writeLock);
+        const int writers = 4, perWriter = 2_000;
+        var received = new List<(string Key, uint Opaque, ushort VBucket)>();
+        var taker = Task.Run(async () =>
+        {
+            while (received.Count < writers * perWriter)
+                received.AddRange(Decode(await buffer.TakeAsync()));
+        });
+
+        await Task.WhenAll(Enumerable.Range(0, writers).Select(w => Task.Run(() =>
+        {
+            for (var i = 0; i < perWriter; i++)
+                Append(buffer, $"w{w}", opaque: (uint)i);
+        })));
+        await taker.WaitAsync(TimeSpan.FromSeconds(30));
+
+        foreach (var group in received.GroupBy(f => f.Key))
+            Assert.Equal(Enumerable.Range(0, perWriter).Select(i => (uint)i), group.Select(f => f.Opaque));
+        Assert.Equal(writers, received.Select(f => f.Key).Distinct().Count());
+    }
+
+    [Fact]
+    public async Task ABatchLargerThanTheBufferGrowsItAndStaysWhole()
+    {
+        var buffer = new SendBuffer(_writeLock);
+        var keys = Enumerable.Range(0, 2 * SendBuffer.InitialSize / 100).Select(i => $"key-{i:d4}-" + new string('x', 80)).ToList();
+        lock (_writeLock)
+        {
+            foreach (var key in keys)
+                Append(buffer, key, opaque: 0);
+        }
+
+        var frames = await buffer.TakeAsync();
+
+        Assert.True(frames.Length > SendBuffer.InitialSize);
+        Assert.Equal(keys, Decode(frames).Select(f => f.Key));
+        Append(buffer, "after", opaque: 1);
+        Assert.Equal(["after"], Decode(await buffer.TakeAsync()).Select(f => f.Key));
+    }
+
+    [Fact]
+    public async Task CompleteEndsTheStreamAfterWhatWasAppended()
+    {
+        var buffer = new SendBuffer(_writeLock);
+        Append(buffer, "last", opaque: 1);
+        lock (_writeLock)
+            buffer.Complete();
+
+        Assert.Equal(["last"], Decode(await buffer.TakeAsync()).Select(f => f.Key));
+        Assert.True((await buffer.TakeAsync()).IsEmpty);
+    }
+
+    [Fact]
+    public async Task CompleteWakesAWaitingTakeWithEmptyFrames()
+    {
+        var buffer = new SendBuffer(_writeLock);
+        var take = buffer.TakeAsync();
+
+        lock (_writeLock)
+            buffer.Complete();
+
+        Assert.True((await take.AsTask().WaitAsync(TimeSpan.FromSeconds(10))).IsEmpty);
+    }
+
+    private void Append(SendBuffer buffer, string key, uint opaque, ushort vbucket = 0)
+    {
+        var request = new RequestBuffer();
+        request.Begin(key, null, []);
+        request.Finish(Opcode.Get, Datatype.Raw, 0);
+        lock (_writeLock)
+            buffer.Append(request, opaque, vbucket);
+    }
+
+    private static List<(string Key, uint Opaque, ushort VBucket)> Decode(ReadOnlyMemory<byte> frames)
+    {
+        var decoded = new List<(string, uint, ushort)>();
+        var rest = frames.Span;
+        while (!rest.IsEmpty)
+        {
+            Assert.Equal(DecodeResult.Ok, FrameCodec.TryDecode(rest, out var frame));
+            decoded.Add((System.Text.Encoding.UTF8.GetString(frame.Key), frame.Header.Opaque, frame.Header.VBucketOrStatus));
+            rest = rest[(int)frame.Header.FrameSize..];
+        }
+        return decoded;
+    }
+}
