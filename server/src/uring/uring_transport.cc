@@ -131,7 +131,8 @@ void UringTransport::on_receive(const io_uring_cqe& cqe) {
       }
     }
   } else if (result != -ENOBUFS && result != -ECANCELED) {
-    // ENOBUFS: every provided buffer is in use (they are back by now): armed again below.
+    // ENOBUFS: every provided buffer was in use (this turn gives them all back before the
+    // next submit): armed again below.
     // ECANCELED: our own cancel, or close().
     deliver_arrived();
     if (reporting()) end(std::error_code(-result, std::system_category()));
