@@ -16,11 +16,7 @@
 namespace tern::uring {
 namespace {
 
-using testing::Client;
-using testing::connected_pair;
-using testing::pattern;
-using testing::Recorder;
-using testing::turn_until;
+using namespace testing;  // uring/test_sockets.h
 
 TEST(UringLoop, StopFreesTheOwnersOfOpenTransports) {
   UringLoop loop;

@@ -30,12 +30,11 @@ using testing::connected_pair;
 
 // How many whole answers `bytes` holds.
 size_t whole_answers(const std::vector<uint8_t>& bytes) {
-  size_t at = 0, count = 0;
-  while (bytes.size() - at >= protocol::kHeaderSize) {
-    const size_t size = protocol::kHeaderSize + protocol::load_be32(&bytes[at + 8]);
-    if (bytes.size() - at < size) break;
-    at += size;
-    ++count;
+  std::span<const uint8_t> rest(bytes);
+  size_t count = 0;
+  protocol::Frame frame;
+  for (; protocol::decode_frame(rest, frame) == protocol::DecodeResult::Ok; ++count) {
+    rest = rest.subspan(frame.size());
   }
   return count;
 }

@@ -20,11 +20,7 @@
 namespace tern::uring {
 namespace {
 
-using testing::Client;
-using testing::connected_pair;
-using testing::pattern;
-using testing::Recorder;
-using testing::turn_until;
+using namespace testing;  // uring/test_sockets.h
 
 // A small client receive buffer: a few MB then exceed what the kernel can hold in flight.
 constexpr int kSmallBuffer = 64 * 1024;
