@@ -28,9 +28,29 @@
 
 #include "net/transport.h"
 #include "uring/uring_loop.h"
+#include "uring/uring_loops.h"
 #include "uring/uring_transport.h"
 
 namespace tern::uring::testing {
+
+// Whether this kernel refuses io_uring (locked-down containers answer EPERM): the tests
+// then skip, as ternd falls back to epoll there.
+inline bool uring_refused() {
+  static const bool refused = [] {
+    try {
+      UringLoop probe;
+      return false;
+    } catch (const IoUringUnavailable&) {
+      return true;
+    }
+  }();
+  return refused;
+}
+
+#define TERN_SKIP_WITHOUT_URING()                                \
+  if (::tern::uring::testing::uring_refused()) {                 \
+    GTEST_SKIP() << "the kernel refuses io_uring here";          \
+  }
 
 inline void check(bool ok, const char* call) {
   if (!ok) throw std::system_error(errno, std::system_category(), call);

@@ -19,6 +19,7 @@ namespace {
 using namespace testing;  // uring/test_sockets.h
 
 TEST(UringLoop, StopFreesTheOwnersOfOpenTransports) {
+  TERN_SKIP_WITHOUT_URING();
   UringLoop loop;
   std::vector<std::unique_ptr<Client>> clients;
   std::vector<std::weak_ptr<Recorder>> owners;
@@ -54,6 +55,7 @@ TEST(UringLoop, StopFreesTheOwnersOfOpenTransports) {
 }
 
 TEST(UringLoop, PostsAfterStopAreDropped) {
+  TERN_SKIP_WITHOUT_URING();
   UringLoop loop;
   auto gate = loop.gate();
   loop.stop();
@@ -64,6 +66,7 @@ TEST(UringLoop, PostsAfterStopAreDropped) {
 }
 
 TEST(UringLoop, PostsWakeASleepingLoop) {
+  TERN_SKIP_WITHOUT_URING();
   UringLoop loop;
   std::thread runner([&] { loop.run(); });
   // Each post finds the loop asleep in the kernel (nothing else can wake it) or running.
@@ -79,6 +82,7 @@ TEST(UringLoop, PostsWakeASleepingLoop) {
 }
 
 TEST(UringLoop, WorkQueuedAtStopIsDestroyedNotRun) {
+  TERN_SKIP_WITHOUT_URING();
   UringLoop loop;
   auto token = std::make_shared<int>(0);
   loop.gate()->post([token] { ++*token; });

@@ -40,6 +40,7 @@ size_t whole_answers(const std::vector<uint8_t>& bytes) {
 }
 
 TEST(UringLoops, ServeConnectionsAndFreeThemAtStop) {
+  TERN_SKIP_WITHOUT_URING();
   auto node = commands::testing::make_open_node();
   commands::Dispatcher dispatcher(*node);
   net::ServerStats stats("test", 2);
@@ -91,6 +92,7 @@ TEST(UringLoops, ServeConnectionsAndFreeThemAtStop) {
 }
 
 TEST(UringLoops, EveryLoopRunsWhatIsPosted) {
+  TERN_SKIP_WITHOUT_URING();
   auto loops = start_uring_loops(2);
   for (int i = 0; i < 4; ++i) {
     std::promise<void> ran;
@@ -102,6 +104,7 @@ TEST(UringLoops, EveryLoopRunsWhatIsPosted) {
 }
 
 TEST(UringLoops, AfterStopPostsAreDroppedAndServeClosesTheSocket) {
+  TERN_SKIP_WITHOUT_URING();
   auto loops = start_uring_loops(1);
   net::WorkerLoop& loop = loops->next();
   loops->stop();
