@@ -307,12 +307,19 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
                     var sent = await _socket.SendAsync(frames, SocketFlags.None).ConfigureAwait(false);
                     frames = frames[sent..];
                 }
+                _sendBuffer.Sent();
             }
         }
         catch (Exception e)
         {
             // The operations these frames carried are in flight: Fail fails them, as sent.
             Fail(e);
+        }
+        finally
+        {
+            // After Fail (here or wherever it came from, which completed the buffer): nothing more
+            // will be appended, so both buffers go back to the pool.
+            _sendBuffer.Release();
         }
     }
 

@@ -17,22 +17,43 @@ internal sealed class SendBuffer : IValueTaskSource<ReadOnlyMemory<byte>>, IThre
     internal const int InitialSize = 16 * 1024;
 
     /// <summary>
-    /// A buffer a large batch grew past this goes back to the pool at the take after it was sent
-    /// (and a small one takes its place), so one burst does not pin it for the connection's life.
+    /// A buffer a large batch grew past this goes back to the pool as soon as it was sent (see
+    /// <see cref="Sent"/>), and a small one takes its place, so one burst does not pin it until the
+    /// connection's next request, or for its life.
     /// </summary>
     internal const int RetainedMaxSize = 256 * 1024;
 
+    private enum State
+    {
+        /// <summary>Taking appends.</summary>
+        Open,
+
+        /// <summary><see cref="Complete"/> was called: takes drain what was appended, then return empty frames.</summary>
+        Completed,
+
+        /// <summary><see cref="Release"/> was called: both buffers are back in the pool.</summary>
+        Released,
+    }
+
     private readonly object _lock;
+    private readonly ArrayPool<byte> _pool;
     // Completed from Execute, on a pool thread: the send loop never resumes inside a writer holding the lock.
     private ManualResetValueTaskSourceCore<bool> _wake;
-    private byte[] _filling = ArrayPool<byte>.Shared.Rent(InitialSize);
-    private byte[] _sending = ArrayPool<byte>.Shared.Rent(InitialSize);
+    private byte[] _filling;
+    private byte[] _sending;
     private int _length;
     private bool _senderWaiting;
-    private bool _completed;
+    private State _state;
 
     /// <param name="writeLock">The connection's write lock: writers hold it, the send loop takes it to swap buffers.</param>
-    public SendBuffer(object writeLock) => _lock = writeLock;
+    /// <param name="pool">Where the buffers come from and go back to; <see cref="ArrayPool{T}.Shared"/> unless a test watches.</param>
+    public SendBuffer(object writeLock, ArrayPool<byte>? pool = null)
+    {
+        _lock = writeLock;
+        _pool = pool ?? ArrayPool<byte>.Shared;
+        _filling = _pool.Rent(InitialSize);
+        _sending = _pool.Rent(InitialSize);
+    }
 
     /// <summary>
     /// Appends a finished request with this connection's opaque and the vbucket, and wakes the send
@@ -57,7 +78,8 @@ internal sealed class SendBuffer : IValueTaskSource<ReadOnlyMemory<byte>>, IThre
     public void Complete()
     {
         Debug.Assert(Monitor.IsEntered(_lock));
-        _completed = true;
+        if (_state == State.Open)
+            _state = State.Completed;
         if (_senderWaiting)
             WakeSender();
     }
@@ -71,12 +93,50 @@ internal sealed class SendBuffer : IValueTaskSource<ReadOnlyMemory<byte>>, IThre
     {
         lock (_lock)
         {
-            if (_length > 0 || _completed)
+            if (_length > 0 || _state != State.Open)
                 return new(Take());
             // Armed under the lock, so an append that follows the check always sees a waiter to wake.
             _wake.Reset();
             _senderWaiting = true;
             return new(this, _wake.Version);
+        }
+    }
+
+    /// <summary>
+    /// For the send loop, once the frames of its last take have all been sent: a buffer a burst grew
+    /// past <see cref="RetainedMaxSize"/> goes back to the pool now, not at the next take, which may
+    /// be long in coming.
+    /// </summary>
+    public void Sent()
+    {
+        // Only the send loop swaps or replaces _sending (writers fill the other one), so it may look
+        // without the lock; the common case costs none.
+        if (_sending.Length <= RetainedMaxSize)
+            return;
+        lock (_lock)
+        {
+            _pool.Return(_sending);
+            _sending = _pool.Rent(InitialSize);
+        }
+    }
+
+    /// <summary>
+    /// For the send loop as it ends (after the connection failed): both buffers go back to the pool,
+    /// and nothing can be appended or taken any more. Whatever was still appended is dropped: the
+    /// connection failed the operations it carried.
+    /// </summary>
+    public void Release()
+    {
+        lock (_lock)
+        {
+            if (_state == State.Released)
+                return;
+            _state = State.Released;
+            _pool.Return(_filling);
+            _pool.Return(_sending);
+            _filling = [];
+            _sending = [];
+            _length = 0;
         }
     }
 
@@ -92,13 +152,10 @@ internal sealed class SendBuffer : IValueTaskSource<ReadOnlyMemory<byte>>, IThre
 
     private ReadOnlyMemory<byte> Take()
     {
+        if (_length == 0)
+            return ReadOnlyMemory<byte>.Empty; // completed (or released) and drained
         // The previous take's buffer has been sent (the loop asks again only then): writers fill it next.
         var sent = _sending;
-        if (sent.Length > RetainedMaxSize)
-        {
-            ArrayPool<byte>.Shared.Return(sent);
-            sent = ArrayPool<byte>.Shared.Rent(InitialSize);
-        }
         _sending = _filling;
         var frames = _sending.AsMemory(0, _length);
         _filling = sent;
@@ -108,9 +165,9 @@ internal sealed class SendBuffer : IValueTaskSource<ReadOnlyMemory<byte>>, IThre
 
     private void Grow(int needed)
     {
-        var grown = ArrayPool<byte>.Shared.Rent(Math.Max(_length + needed, 2 * _filling.Length));
+        var grown = _pool.Rent(Math.Max(_length + needed, 2 * _filling.Length));
         _filling.AsSpan(0, _length).CopyTo(grown);
-        ArrayPool<byte>.Shared.Return(_filling);
+        _pool.Return(_filling);
         _filling = grown;
     }
 

@@ -1,3 +1,5 @@
+using System.Buffers;
+using System.Runtime.InteropServices;
 using Tern.Client.IO;
 using Tern.Client.Operations;
 using Tern.Client.Protocol;
@@ -6,7 +8,8 @@ namespace Tern.Client.Tests.IO;
 
 /// <summary>
 /// The connection's send buffer: frames come out in the order they went in, none lost across the
-/// swap of its two buffers or a wake-up, and completion ends the stream only after what was appended.
+/// swap of its two buffers or a wake-up, completion ends the stream only after what was appended,
+/// and its buffers go back to the pool when a burst has been sent and when the send loop ends.
 /// </summary>
 public class SendBufferTests
 {
@@ -122,13 +125,111 @@ public class SendBufferTests
         Assert.True((await take.AsTask().WaitAsync(TimeSpan.FromSeconds(10))).IsEmpty);
     }
 
-    private void Append(SendBuffer buffer, string key, uint opaque, ushort vbucket = 0)
+    [Fact]
+    public async Task ABufferABurstGrewGoesBackToThePoolOnceSentAndSmallOnesServeTheRest()
+    {
+        var pool = new WatchedPool();
+        var buffer = new SendBuffer(_writeLock, pool);
+        // About 670 KB in one take: the filling buffer grows well past what is kept.
+        var value = new byte[64 * 1024];
+        lock (_writeLock)
+        {
+            for (var i = 0; i < 10; i++)
+                Append(buffer, $"large-{i}", opaque: (uint)i, value: value);
+        }
+
+        var burst = await buffer.TakeAsync();
+        var large = ArrayOf(burst);
+        Assert.True(burst.Length > 10 * value.Length);
+        Assert.True(large.Length > SendBuffer.RetainedMaxSize);
+        Assert.True(pool.IsOut(large));
+
+        buffer.Sent();
+
+        Assert.False(pool.IsOut(large), "the burst's buffer was still held after it was sent");
+        for (var i = 0; i < 4; i++)
+        {
+            Append(buffer, $"small-{i}", opaque: (uint)i);
+            var frames = await buffer.TakeAsync();
+            Assert.Equal([$"small-{i}"], Decode(frames).Select(f => f.Key));
+            Assert.True(ArrayOf(frames).Length <= SendBuffer.RetainedMaxSize);
+            buffer.Sent();
+        }
+        Assert.All(pool.Held, array => Assert.True(array.Length <= SendBuffer.RetainedMaxSize));
+        Assert.Equal(2, pool.Held.Count);
+    }
+
+    [Fact]
+    public async Task ReleaseAfterCompletionReturnsBothBuffersAndEndsTheStream()
+    {
+        var pool = new WatchedPool();
+        var buffer = new SendBuffer(_writeLock, pool);
+        Append(buffer, "sent", opaque: 1);
+        await buffer.TakeAsync();
+        Append(buffer, "never taken", opaque: 2);
+        Assert.Equal(2, pool.Held.Count);
+
+        lock (_writeLock)
+            buffer.Complete();
+        buffer.Release();
+
+        Assert.Empty(pool.Held);
+        Assert.True((await buffer.TakeAsync()).IsEmpty);
+        buffer.Release(); // the second is a no-op: nothing goes back twice
+        Assert.Empty(pool.Held);
+    }
+
+    private void Append(SendBuffer buffer, string key, uint opaque, ushort vbucket = 0, byte[]? value = null)
     {
         var request = new RequestBuffer();
         request.Begin(key, null, []);
+        if (value is not null)
+            request.Write(value);
         request.Finish(Opcode.Get, Datatype.Raw, 0);
         lock (_writeLock)
             buffer.Append(request, opaque, vbucket);
+    }
+
+    private static byte[] ArrayOf(ReadOnlyMemory<byte> frames)
+    {
+        Assert.True(MemoryMarshal.TryGetArray(frames, out var segment));
+        return segment.Array!;
+    }
+
+    /// <summary>The shared pool, keeping count of the arrays rented from it and not yet returned.</summary>
+    private sealed class WatchedPool : ArrayPool<byte>
+    {
+        private readonly HashSet<byte[]> _out = new(ReferenceEqualityComparer.Instance);
+
+        public IReadOnlyCollection<byte[]> Held
+        {
+            get
+            {
+                lock (_out)
+                    return _out.ToList();
+            }
+        }
+
+        public bool IsOut(byte[] array)
+        {
+            lock (_out)
+                return _out.Contains(array);
+        }
+
+        public override byte[] Rent(int minimumLength)
+        {
+            var array = Shared.Rent(minimumLength);
+            lock (_out)
+                Assert.True(_out.Add(array), "the pool handed out an array twice");
+            return array;
+        }
+
+        public override void Return(byte[] array, bool clearArray = false)
+        {
+            lock (_out)
+                Assert.True(_out.Remove(array), "an array went back to the pool that was not out of it");
+            Shared.Return(array, clearArray);
+        }
     }
 
     private static List<(string Key, uint Opaque, ushort VBucket)> Decode(ReadOnlyMemory<byte> frames)
