@@ -43,6 +43,8 @@ internal sealed class SendBuffer : IValueTaskSource<ReadOnlyMemory<byte>>, IThre
     private byte[] _sending;
     private int _length;
     private bool _senderWaiting;
+    // Whether the armed wake-up's result was taken: a second GetResult would swap a buffer being sent.
+    private bool _wakeTaken;
     private State _state;
 
     /// <param name="writeLock">The connection's write lock: writers hold it, the send loop takes it to swap buffers.</param>
@@ -57,11 +59,13 @@ internal sealed class SendBuffer : IValueTaskSource<ReadOnlyMemory<byte>>, IThre
 
     /// <summary>
     /// Appends a finished request with this connection's opaque and the vbucket, and wakes the send
-    /// loop if it waits; the caller holds the write lock.
+    /// loop if it waits; the caller holds the write lock. Refused once the buffer was completed.
     /// </summary>
     public void Append(RequestBuffer request, uint opaque, ushort vbucket)
     {
         Debug.Assert(Monitor.IsEntered(_lock));
+        if (_state != State.Open)
+            throw new InvalidOperationException($"cannot append a request to a send buffer that is {_state}: the connection has failed");
         var length = request.Written.Length;
         if (_filling.Length - _length < length)
             Grow(length);
@@ -73,7 +77,7 @@ internal sealed class SendBuffer : IValueTaskSource<ReadOnlyMemory<byte>>, IThre
 
     /// <summary>
     /// Ends the stream: once what was appended has been taken, <see cref="TakeAsync"/> returns empty
-    /// frames; the caller holds the write lock.
+    /// frames, and <see cref="Append"/> is refused; the caller holds the write lock.
     /// </summary>
     public void Complete()
     {
@@ -97,6 +101,7 @@ internal sealed class SendBuffer : IValueTaskSource<ReadOnlyMemory<byte>>, IThre
                 return new(Take());
             // Armed under the lock, so an append that follows the check always sees a waiter to wake.
             _wake.Reset();
+            _wakeTaken = false;
             _senderWaiting = true;
             return new(this, _wake.Version);
         }
@@ -175,7 +180,14 @@ internal sealed class SendBuffer : IValueTaskSource<ReadOnlyMemory<byte>>, IThre
     {
         _wake.GetResult(token);
         lock (_lock)
+        {
+            // The core lets a completed token be read again; a second take would hand the writers
+            // the buffer the first one is still sending.
+            if (_wakeTaken)
+                throw new InvalidOperationException("the send buffer's take was already awaited: a ValueTask can be awaited once");
+            _wakeTaken = true;
             return Take();
+        }
     }
 
     ValueTaskSourceStatus IValueTaskSource<ReadOnlyMemory<byte>>.GetStatus(short token) => _wake.GetStatus(token);

@@ -179,6 +179,36 @@ public class SendBufferTests
         Assert.Empty(pool.Held);
     }
 
+    [Fact]
+    public void AppendAfterCompleteIsRefusedNamingTheState()
+    {
+        var buffer = new SendBuffer(_writeLock);
+        lock (_writeLock)
+            buffer.Complete();
+
+        var error = Assert.Throws<InvalidOperationException>(() => Append(buffer, "late", opaque: 1));
+        Assert.Contains("Completed", error.Message);
+        buffer.Release();
+        error = Assert.Throws<InvalidOperationException>(() => Append(buffer, "later", opaque: 2));
+        Assert.Contains("Released", error.Message);
+    }
+
+    [Fact]
+    public async Task AWokenTakeCanBeReadOnceAndNotSwapTheBuffersAgain()
+    {
+        var buffer = new SendBuffer(_writeLock);
+        var take = buffer.TakeAsync();
+        Append(buffer, "first", opaque: 1);
+        var frames = await take.AsTask().WaitAsync(TimeSpan.FromSeconds(10));
+        Append(buffer, "second", opaque: 2);
+
+        // The same ValueTask read again: the same token, which would hand "first"'s buffer to the writers.
+        Assert.Throws<InvalidOperationException>(() => take.Result);
+
+        Assert.Equal(["first"], Decode(frames).Select(f => f.Key));
+        Assert.Equal(["second"], Decode(await buffer.TakeAsync()).Select(f => f.Key));
+    }
+
     private void Append(SendBuffer buffer, string key, uint opaque, ushort vbucket = 0, byte[]? value = null)
     {
         var request = new RequestBuffer();
