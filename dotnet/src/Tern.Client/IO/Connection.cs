@@ -227,7 +227,7 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
     /// loop if it waits). Operations this connection cannot carry fail here; on a failed connection each is
     /// offered to its retry step, unsent.
     /// </summary>
-    private void Send(ReadOnlySpan<OperationBase> operations)
+    internal void Send(ReadOnlySpan<OperationBase> operations)
     {
         foreach (var operation in operations)
         {
