@@ -14,6 +14,7 @@ cd "$(dirname "$0")/.."
 build_dir=${1:-build/release}
 short=${SHORT_SECONDS:-0.5}
 long=${LONG_SECONDS:-6}
+read -r -a extra_args <<< "${TERND_ARGS:-}"  # more ternd flags, for example --io epoll
 bash scripts/build-server.sh "$build_dir" Release "" ternd kv_load >/dev/null
 
 work=$(mktemp -d)
@@ -29,7 +30,7 @@ grep -q '^anonymous_bucket' server/config/dev.toml && cp server/config/dev.toml 
   sed 's/^\[server\]$/[server]\nanonymous_bucket = "default"/' server/config/dev.toml >"$work/bench.toml"
 
 valgrind --tool=callgrind --callgrind-out-file="$work/cg.%p" \
-  "$build_dir/server/ternd" --config "$work/bench.toml" --port 0 --threads 1 --data-dir "$work/data" \
+  "$build_dir/server/ternd" --config "$work/bench.toml" --port 0 --threads 1 --data-dir "$work/data" "${extra_args[@]}" \
     2>"$work/ternd.log" &
 pid=$!
 for _ in $(seq 300); do grep -q "listening on" "$work/ternd.log" && break; sleep 0.2; done

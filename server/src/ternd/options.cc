@@ -163,7 +163,7 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
   add_number(app, "--threads", options.threads, 1u, 1024u, "network worker threads")
       ->default_str("number of cores");
   std::string io_text(name_of(options.io));
-  app.add_option("--io", io_text, "I/O backend: epoll, or io_uring (epoll if the kernel refuses it)")
+  app.add_option("--io", io_text, "I/O backend: uring (io_uring; epoll if the kernel refuses it) or epoll")
       ->check(io_backend())
       ->option_text("epoll|uring")
       ->capture_default_str();
