@@ -14,9 +14,11 @@
 #   RUNS            [5]      runs per mode and depth; the table shows medians
 #   PIPELINE_DEPTHS ["1 16"] requests in flight per connection, one table row pair each
 #   TERND_ARGS      []       more ternd flags (for example --io uring)
+#   BUCKET_TYPE     [ephemeral] the bucket's type (couchbase: persisted, flusher included)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/free_port.sh
+source scripts/lib/bench_config.sh
 build_dir=${1:-build/release}
 server_threads=${SERVER_THREADS:-1}
 client_threads=${CLIENT_THREADS:-1}
@@ -40,16 +42,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The plain client cannot log in: it needs the config's anonymous bucket.
-config=server/config/dev.toml
-if ! grep -q '^anonymous_bucket *=' "$config"; then
-  awk '{ print } /^\[server\]/ { print "anonymous_bucket = \"default\"" }' "$config" \
-    >"$work/bench.toml"
-  config="$work/bench.toml"
-fi
+config="$work/bench.toml"
+bench_config "$config"
 
 port=$(free_port)
-# dev.toml's bucket is persistent: a data directory of the run's own, removed with $work.
+# For BUCKET_TYPE=couchbase: a data directory of the run's own, removed with $work.
 "$ternd" --config "$config" --port "$port" --threads "$server_threads" --data-dir "$work/data" "${extra_args[@]}" \
   2>"$work/ternd.log" &
 ternd_pid=$!
