@@ -26,7 +26,7 @@ public class WriteKeyBenchmarks
     private static ReadOnlySpan<byte> Extras => [0, 0, 0, 0];
 
     private readonly RequestBuffer _request = new();
-    private readonly object _writeLock = new();
+    private readonly Lock _writeLock = new();
     private readonly SendBuffer _sendBuffer;
     private readonly Pipe _pipe = new(new PipeOptions(pauseWriterThreshold: 0, useSynchronizationContext: false));
 

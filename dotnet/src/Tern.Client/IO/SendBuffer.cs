@@ -35,7 +35,7 @@ internal sealed class SendBuffer : IValueTaskSource<ReadOnlyMemory<byte>>, IThre
         Released,
     }
 
-    private readonly object _lock;
+    private readonly Lock _lock;
     private readonly ArrayPool<byte> _pool;
     // Completed from Execute, on a pool thread: the send loop never resumes inside a writer holding the lock.
     private ManualResetValueTaskSourceCore<bool> _wake;
@@ -49,7 +49,7 @@ internal sealed class SendBuffer : IValueTaskSource<ReadOnlyMemory<byte>>, IThre
 
     /// <param name="writeLock">The connection's write lock: writers hold it, the send loop takes it to swap buffers.</param>
     /// <param name="pool">Where the buffers come from and go back to; <see cref="ArrayPool{T}.Shared"/> unless a test watches.</param>
-    public SendBuffer(object writeLock, ArrayPool<byte>? pool = null)
+    public SendBuffer(Lock writeLock, ArrayPool<byte>? pool = null)
     {
         _lock = writeLock;
         _pool = pool ?? ArrayPool<byte>.Shared;
@@ -63,7 +63,7 @@ internal sealed class SendBuffer : IValueTaskSource<ReadOnlyMemory<byte>>, IThre
     /// </summary>
     public void Append(RequestBuffer request, uint opaque, ushort vbucket)
     {
-        Debug.Assert(Monitor.IsEntered(_lock));
+        Debug.Assert(_lock.IsHeldByCurrentThread);
         if (_state != State.Open)
             throw new InvalidOperationException($"cannot append a request to a send buffer that is {_state}: the connection has failed");
         var length = request.Written.Length;
@@ -81,7 +81,7 @@ internal sealed class SendBuffer : IValueTaskSource<ReadOnlyMemory<byte>>, IThre
     /// </summary>
     public void Complete()
     {
-        Debug.Assert(Monitor.IsEntered(_lock));
+        Debug.Assert(_lock.IsHeldByCurrentThread);
         if (_state == State.Open)
             _state = State.Completed;
         if (_senderWaiting)

@@ -13,7 +13,7 @@ namespace Tern.Client.Tests.IO;
 /// </summary>
 public class SendBufferTests
 {
-    private readonly object _writeLock = new();
+    private readonly Lock _writeLock = new();
 
     [Fact]
     public async Task FramesComeOutInAppendOrderWithTheirOpaquesAndVBuckets()
