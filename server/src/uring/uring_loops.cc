@@ -3,9 +3,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <exception>
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include <spdlog/spdlog.h>
 
 #include "net/connection.h"
 #include "uring/uring_loop.h"
@@ -35,7 +39,16 @@ class Worker final : public net::WorkerLoop {
   explicit Worker(const RingOptions& options) : loop_(options) {}
 
   void start() {
-    thread_ = std::thread([this] { loop_.run(); });
+    thread_ = std::thread([this] {
+      try {
+        loop_.run();
+      } catch (const std::exception& error) {
+        // The kernel refused the ring mid-run (submit or wait failed for good): a loop that
+        // cannot turn leaves its connections unanswered, so end the process, saying why.
+        spdlog::critical("io_uring worker loop failed: {}", error.what());
+        std::abort();
+      }
+    });
   }
 
   void stop() {
