@@ -244,8 +244,7 @@ void Connection::close() {
   closed_ = true;
   // What is still parked is dropped: its completions will find nothing to finish.
   parked_.clear();
-  transport_->keep_open(false);
-  transport_->close();
+  transport_->close();  // which also ends any keep_open()
 }
 
 }  // namespace tern::net

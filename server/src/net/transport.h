@@ -71,7 +71,8 @@ class Transport {
   // and their completions hold the connection only weakly).
   virtual void keep_open(bool keep) = 0;
 
-  // Closes the socket now. Pending I/O ends without reporting to the owner. Idempotent.
+  // Closes the socket now and ends any keep_open(true). Pending I/O ends without reporting
+  // to the owner. Idempotent.
   virtual void close() = 0;
 };
 
