@@ -10,7 +10,7 @@ TERND_ARGS ?=
 .DEFAULT_GOAL := help
 .PHONY: help all deps deps-dotnet build build-server build-dotnet run test test-server \
         test-compat test-dotnet test-asan test-tsan test-under-load bench-server bench-collections bench-collections-instructions bench-instructions \
-        bench-executor bench-durability bench-warmup bench-subdoc bench-seeds bench-sdk bench-sdk-alloc clean
+        bench-executor bench-durability bench-warmup bench-subdoc bench-lookup bench-seeds bench-sdk bench-sdk-alloc clean
 
 help: ## list the targets (what `make` alone does)
 	@echo "usage: make TARGET [BUILD_DIR=build/release] [TERND_ARGS=\"--port 11211\"]"
@@ -83,6 +83,9 @@ bench-warmup: deps ## warmup: load 1M items, restart cleanly, time until warm (i
 
 bench-subdoc: deps ## sub-document lookup and upsert: splicing (simdjson On-Demand) against a rapidjson DOM
 	@bash scripts/bench-subdoc.sh
+
+bench-lookup: deps ## a GET's lookup in the engine's table, in and out of the cache, with and without prefetching ahead
+	@bash scripts/bench-lookup.sh
 
 bench-seeds: deps-dotnet ## the SDK's hot-path changes against the old ways (BenchmarkDotNet)
 	@bash scripts/bench-seeds.sh
