@@ -11,8 +11,8 @@
 //
 // Arguments: items in the table (a few thousand: cache-resident; 64Ki: bench-server's key
 // space), prefetch distance (0: none), and the other work of a request, in rounds of a
-// multiply (256 rounds: about 0.3 µs here, a third of what ternd spends per pipelined GET
-// in user space).
+// multiply (256 rounds: about 0.4 µs here, a third of ternd's user-space time per
+// pipelined op).
 
 #include <benchmark/benchmark.h>
 
@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <string>
 #include <string_view>
 #include <vector>
 
