@@ -61,8 +61,9 @@ struct Keyspace {
   std::string_view key(size_t index) const { return {&key_bytes[index * kKeySize], kKeySize}; }
   std::string_view key_at_step(size_t step) const { return key(order[step % kOrderLength]); }
 
-  const void* slot_address(uint64_t hash) const {
-    return &table.at(hash & (table.capacity() - 1));
+  // Where find() starts looking for `hash`: what a prefetch can aim at without probing.
+  const tern::engine::Slot& home_slot(uint64_t hash) const {
+    return table.at(hash & (table.capacity() - 1));
   }
 };
 
@@ -78,13 +79,12 @@ void LookupAndCopy(benchmark::State& state) {
     if (distance > 0) {
       const uint64_t hash = hash_key(keyspace.key_at_step(step + distance));
       ahead[(step + distance) % ahead.size()] = hash;
-      const auto* slot = static_cast<const char*>(keyspace.slot_address(hash));
+      const auto* slot = reinterpret_cast<const char*>(&keyspace.home_slot(hash));
       __builtin_prefetch(slot);
       __builtin_prefetch(slot + sizeof(tern::engine::Slot) - 1);  // it may straddle two lines
       const uint64_t item_hash = ahead[(step + item_distance) % ahead.size()];
       if (step >= distance) {
-        const auto* item = reinterpret_cast<const char*>(
-            keyspace.table.at(item_hash & (keyspace.table.capacity() - 1)).item.get());
+        const auto* item = reinterpret_cast<const char*>(keyspace.home_slot(item_hash).item.get());
         if (item != nullptr) {
           // The one allocation make_item() made: the reference count just before the item,
           // the item's fields, then its key and value.
