@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cluster/vbucket_of.h"
@@ -46,42 +47,84 @@ Request durable_set(const std::string& key, const std::string& value, Bytes fram
                  .extras = testing::storage_extras(0, 0), .framing_extras = std::move(framing)};
 }
 
-using DurableTest = testing::PersistentBucketTest;
+class DurableTest : public testing::PersistentBucketTest {
+ protected:
+  // A write parked on `c` with its deadline `deadline_ms` from now, the flusher not run: the
+  // durability timeout task's work a millisecond before the deadline answers nothing, and at
+  // the deadline answers SyncWriteAmbiguous.
+  void expect_ambiguous_at(Connection& c, int64_t deadline_ms) {
+    clock_.advance_ms(deadline_ms - 1);
+    bucket().persistence()->durability().expire_due();
+    EXPECT_TRUE(c.parker().finish_ready().empty());
+    clock_.advance_ms(1);
+    bucket().persistence()->durability().expire_due();
+    const std::vector<Response> answers = c.parker().finish_ready();
+    ASSERT_EQ(answers.size(), 1u);
+    expect_error(answers[0], Status::SyncWriteAmbiguous);
+  }
+};
 
-TEST_F(DurableTest, EachBucketTypeTakesTheLevelsItCanHonour) {
+// An ephemeral bucket has no disk: Majority (no replicas) is met once the write is applied,
+// and the levels that persist are refused.
+TEST_F(DurableTest, AnEphemeralBucketTakesMajorityAndRefusesThePersistLevels) {
+  const std::pair<uint8_t, Status> cases[] = {
+      {kMajority, Status::Success},
+      {kPersistToActive, Status::DurabilityImpossible},
+      {kPersistToMajority, Status::DurabilityImpossible},
+  };
+  open(false);
+  Connection& c = connect();
+  for (const auto& [level, answered] : cases) {
+    SCOPED_TRACE(::testing::Message() << "level " << int{level});
+    const std::vector<Response> answers = c.run(durable_set("k", "v", durability(level)));
+    ASSERT_EQ(answers.size(), 1u);
+    EXPECT_EQ(answers[0].status, answered);
+    EXPECT_EQ(c.last_outcome(), Outcome::Continue);
+  }
+}
+
+// A persistent bucket, one request shape per level, the flusher not yet run: only the levels
+// that persist wait, and answer Success once the flusher has written the document; Majority
+// and a write without the frame answer at once, while the document is still only in memory.
+TEST_F(DurableTest, OnAPersistentBucketOnlyThePersistLevelsWaitForTheFlusher) {
   struct Case {
-    bool persistent;
-    uint8_t level;
-    bool waits;          // the request is parked
-    Status answered;     // at once, when it does not wait
+    const char* level;
+    Bytes frame;
+    bool waits;
   };
   const Case cases[] = {
-      {false, kMajority, false, Status::Success},
-      {false, kPersistToActive, false, Status::DurabilityImpossible},
-      {false, kPersistToMajority, false, Status::DurabilityImpossible},
-      {true, kMajority, false, Status::Success},
-      {true, kPersistToActive, true, Status::Success},
-      {true, kPersistToMajority, true, Status::Success},
+      {"no durability frame", {}, false},
+      {"Majority", durability(kMajority, 1000), false},
+      {"MajorityAndPersistToActive", durability(kPersistToActive, 1000), true},
+      {"PersistToMajority", durability(kPersistToMajority, 1000), true},
   };
+  const uint16_t filed = cluster::vbucket_of("k", cluster::kVBucketCount);
   for (const Case& test : cases) {
-    SCOPED_TRACE(::testing::Message() << (test.persistent ? "persistent" : "ephemeral")
-                                      << " bucket, level " << int{test.level});
+    SCOPED_TRACE(test.level);
     close();
-    if (test.persistent) {
-      open_warm();
-    } else {
-      open(false);
-    }
+    open_warm();
     Connection& c = connect();
-    const std::vector<Response> answers = c.run(durable_set("k", "v", durability(test.level)));
+    storage::Store& store = bucket().persistence()->store();
+    const std::vector<Response> answers = c.run(durable_set("k", "v", test.frame));
+    ASSERT_FALSE(store.get(filed, "k").has_value()) << "the flusher has not run yet";
     if (test.waits) {
       EXPECT_TRUE(answers.empty());
       EXPECT_EQ(c.last_outcome(), Outcome::WouldBlock);
       EXPECT_EQ(c.parker().waiting(), 1u);
+      EXPECT_TRUE(c.parker().finish_ready().empty());
     } else {
       ASSERT_EQ(answers.size(), 1u);
-      EXPECT_EQ(answers[0].status, test.answered);
+      EXPECT_EQ(answers[0].status, Status::Success);
       EXPECT_EQ(c.last_outcome(), Outcome::Continue);
+    }
+    flush();
+    ASSERT_TRUE(store.get(filed, "k").has_value());
+    const std::vector<Response> persisted = c.parker().finish_ready();
+    if (test.waits) {
+      ASSERT_EQ(persisted.size(), 1u);
+      EXPECT_EQ(persisted[0].status, Status::Success);
+    } else {
+      EXPECT_TRUE(persisted.empty()) << "answered once, at once";
     }
   }
 }
@@ -192,36 +235,23 @@ TEST_F(DurableTest, AQuietDurableWriteStaysSilentWhenCommitted) {
 }
 
 TEST_F(DurableTest, AWriteNotPersistedByItsDeadlineIsAmbiguousAndStillCommits) {
-  open_warm();
-  Connection& c = connect();
-  ASSERT_TRUE(c.run(durable_set("k", "v", durability(kPersistToMajority, 100))).empty());
-  clock_.advance_ms(99);
-  bucket().persistence()->durability().expire_due();
-  EXPECT_TRUE(c.parker().finish_ready().empty());
-
-  // The timeout task's work, before the flusher gets to run.
-  clock_.advance_ms(1);
-  bucket().persistence()->durability().expire_due();
-  const std::vector<Response> answers = c.parker().finish_ready();
-  ASSERT_EQ(answers.size(), 1u);
-  expect_error(answers[0], Status::SyncWriteAmbiguous);
-
-  flush();
-  EXPECT_EQ(c.get("k").value, "v");
+  for (const uint8_t level : {kPersistToActive, kPersistToMajority}) {
+    SCOPED_TRACE(::testing::Message() << "level " << int{level});
+    close();
+    open_warm();
+    Connection& c = connect();
+    ASSERT_TRUE(c.run(durable_set("k", "v", durability(level, 100))).empty());
+    expect_ambiguous_at(c, 100);
+    flush();
+    EXPECT_EQ(c.get("k").value, "v");
+  }
 }
 
 TEST_F(DurableTest, WithoutATimeoutTheDefaultDeadlineApplies) {
   open_warm();
   Connection& c = connect();
   ASSERT_TRUE(c.run(durable_set("k", "v", durability(kPersistToMajority, 0))).empty());
-  clock_.advance_ms(kDefaultDurabilityTimeoutMs - 1);
-  bucket().persistence()->durability().expire_due();
-  EXPECT_TRUE(c.parker().finish_ready().empty());
-  clock_.advance_ms(1);
-  bucket().persistence()->durability().expire_due();
-  const std::vector<Response> answers = c.parker().finish_ready();
-  ASSERT_EQ(answers.size(), 1u);
-  expect_error(answers[0], Status::SyncWriteAmbiguous);
+  expect_ambiguous_at(c, kDefaultDurabilityTimeoutMs);
 }
 
 TEST_F(DurableTest, DataCommandsAnswerEtmpfailUntilTheBucketIsWarm) {
