@@ -39,6 +39,11 @@ StrictDevConfig::~StrictDevConfig() {
   if (!path_.empty()) ::unlink(path_.c_str());
 }
 
+std::string durability_frame(uint8_t level, uint16_t timeout_ms) {
+  return std::string{'\x13', static_cast<char>(level), static_cast<char>(timeout_ms >> 8),
+                     static_cast<char>(timeout_ms & 0xff)};
+}
+
 std::string in_collection(uint32_t id, const std::string& key) {
   uint8_t prefix[5];
   const size_t n = protocol::leb128_encode(id, prefix);

@@ -37,6 +37,15 @@ inline constexpr uint16_t kSyncReplication = 0x11;
 inline constexpr uint16_t kCollections = 0x12;
 inline constexpr uint16_t kPreserveTtl = 0x14;
 
+// Durability levels (frame info id 1), as the protocol numbers them.
+inline constexpr uint8_t kLevelMajority = 1;
+inline constexpr uint8_t kLevelMajorityAndPersistToActive = 2;
+inline constexpr uint8_t kLevelPersistToMajority = 3;
+
+// A durability requirement as framing extras for alt(): frame id 1 with the level and a
+// timeout in milliseconds (three bytes of data).
+std::string durability_frame(uint8_t level, uint16_t timeout_ms);
+
 // Datatype bits.
 inline constexpr uint8_t kDatatypeJson = 0x01;
 inline constexpr uint8_t kDatatypeSnappy = 0x02;
