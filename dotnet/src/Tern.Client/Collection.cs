@@ -162,7 +162,8 @@ public sealed partial class Collection
                 $"key '{TernException.Describe(key)}' was not sent", key);
         var length = 0;
         if (durability != DurabilityLevel.None)
-            length += FramingExtras.WriteDurability(destination, durability, options.Timeout ?? _options.KvTimeout);
+            length += FramingExtras.WriteDurability(destination, durability,
+                FramingExtras.DurabilityTimeout(options.Timeout ?? _options.KvTimeout));
         if (preserveTtl)
             length += FramingExtras.WritePreserveTtl(destination[length..]);
         return length;

@@ -19,6 +19,14 @@ internal static class FramingExtras
     private const int Escape = 15;
 
     /// <summary>
+    /// The durability timeout a request carries: 90% of the operation's own. The server answers
+    /// SyncWriteAmbiguous at its deadline, and that answer must reach the client before the client
+    /// gives up on the operation; with equal timeouts the client would time out first, and the
+    /// caller would never learn that the server had answered.
+    /// </summary>
+    public static TimeSpan DurabilityTimeout(TimeSpan operationTimeout) => operationTimeout * 0.9;
+
+    /// <summary>
     /// Writes the DurabilityRequirement frame: the level, then the timeout as u16 big-endian
     /// milliseconds when given, clamped to 1..65535 because 0 would mean "the server's default".
     /// Returns the bytes written (2 or 4). <paramref name="level"/> must not be None.

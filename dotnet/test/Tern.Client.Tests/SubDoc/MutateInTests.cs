@@ -40,7 +40,7 @@ public class MutateInTests
         using var result = await mutate;
 
         Assert.Equal((Opcode.SubdocMultiMutation, (byte)0x08, (byte)0, 42ul), (request.Opcode, request.Magic, request.Datatype, request.Cas));
-        Assert.Equal(new byte[] { 0x13, 0x01, 0x27, 0x10 }, request.FramingExtras.ToArray()); // majority, 10,000 ms
+        Assert.Equal(new byte[] { 0x13, 0x01, 0x23, 0x28 }, request.FramingExtras.ToArray()); // majority, 9,000 ms (90% of 10 s)
         Assert.Equal(new byte[] { 0, 0, 0, 10, 0x01 | 0x04 }, request.Extras.ToArray());      // expiry, then mkdoc | access deleted
         Assert.Equal(Concat(
                 MutationSpec(DictUpsert, CreatePath | Xattr, "meta.tag", "\"blue\""),

@@ -46,7 +46,7 @@ public class CollectionPrefixWidthTests
         await upsert;
 
         Assert.Equal((byte)0x08, request.Magic);
-        Assert.Equal(new byte[] { 0x13, 0x01, 0x27, 0x10 }, request.FramingExtras.ToArray());
+        Assert.Equal(new byte[] { 0x13, 0x01, 0x23, 0x28 }, request.FramingExtras.ToArray());
         Assert.Equal(new byte[] { 0xac, 0x02, (byte)'k' }, request.KeyBytes.ToArray());
         Assert.Equal(StringFlagsNoExpiry, request.Extras.ToArray());
         Assert.Equal("payload", PeerReplies.Text(request.Value));

@@ -14,7 +14,7 @@ public class DurabilityFrameTests
     private const byte AltRequest = 0x08;
 
     [Fact]
-    public async Task MajorityGoesOutAsADurabilityFrameWithTheTimeout()
+    public async Task MajorityGoesOutAsADurabilityFrameWithNineTenthsOfTheTimeout()
     {
         var (node, bucket) = await FakeCouchbaseNode.StartAsync();
         await using var _ = node;
@@ -25,7 +25,8 @@ public class DurabilityFrameTests
         await upsert;
 
         Assert.Equal(AltRequest, request.Magic);
-        Assert.Equal(new byte[] { 0x13, 0x01, 0x27, 0x10 }, request.FramingExtras.ToArray()); // 10,000 ms: the KV timeout
+        // 9,000 ms: 90% of the 10 s KV timeout, so that the server's SyncWriteAmbiguous comes before the client's own timeout.
+        Assert.Equal(new byte[] { 0x13, 0x01, 0x23, 0x28 }, request.FramingExtras.ToArray());
         Assert.Equal(PeerReplies.PrefixedKey(0, "k"), request.KeyBytes.ToArray());
         Assert.Equal("v", PeerReplies.Text(request.Value)); // strings are stored as they are
     }
@@ -43,7 +44,7 @@ public class DurabilityFrameTests
         await upsert;
 
         Assert.Equal(AltRequest, request.Magic);
-        Assert.Equal(new byte[] { 0x13, 0x01, 0x05, 0xdc, 0x50 }, request.FramingExtras.ToArray());
+        Assert.Equal(new byte[] { 0x13, 0x01, 0x05, 0x46, 0x50 }, request.FramingExtras.ToArray()); // 1,350 ms
     }
 
     [Fact]
