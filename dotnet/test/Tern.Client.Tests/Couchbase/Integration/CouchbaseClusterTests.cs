@@ -14,8 +14,10 @@ public sealed record Written(string Key, long Sequence, int Phase);
 /// <summary>
 /// Three ternd nodes from scripts/cluster.sh; a third of the vbuckets moves to another node,
 /// twice, while eight loops keep reading (90%) and writing (10%) 2,000 keys. ternd moves no
-/// data, so a read may miss; nothing may fail, a read that finds a document must find the last
-/// value written to it, and every write made after the last move must read back.
+/// data, so a read may miss a key last written before its vbucket moved; nothing may fail, a
+/// read that finds a document must find the last value written to it, a read may not miss a key
+/// written while its vbucket stayed where it is (during the moves too), and every write made
+/// after the last move must read back.
 /// </summary>
 [Trait("Server", "ternd-cluster")]
 public sealed class CouchbaseVBucketMoveTests(ITestOutputHelper output)
@@ -45,13 +47,13 @@ public sealed class CouchbaseVBucketMoveTests(ITestOutputHelper output)
         try
         {
             await load.WaitForAsync(() => load.Operations >= 10_000, "10,000 operations before the first move", Patience);
-            firstRev = await nodes.MoveAsync("0-340", to: 1);
+            firstRev = await load.MoveAsync(nodes, 0, 340, to: 1);
             load.Phase = 1;
             await WaitForMapAsync(log, firstRev, load);
             var atFirst = load.Operations;
             await load.WaitForAsync(() => load.Operations >= atFirst + 10_000, "10,000 operations between the moves", Patience);
 
-            secondRev = await nodes.MoveAsync("341-681", to: 2);
+            secondRev = await load.MoveAsync(nodes, 341, 681, to: 2);
             load.Phase = 2;
             var secondMovedAt = Stopwatch.StartNew();
             var atSecond = load.Operations;
@@ -69,6 +71,10 @@ public sealed class CouchbaseVBucketMoveTests(ITestOutputHelper output)
             $"{load.Failures.Count} of {load.Operations} operations failed; first: {string.Join(" | ", load.Failures.Take(5))}");
         Assert.True(load.StaleReads.IsEmpty,
             $"{load.StaleReads.Count} reads returned a value other than the key's last write: {string.Join(" | ", load.StaleReads.Take(5))}");
+        Assert.True(load.LostReads.IsEmpty,
+            $"{load.LostReads.Count} reads found no document where one was written: {string.Join(" | ", load.LostReads.Take(5))}");
+        // Most reads are of keys written where they still are: the check above is not vacuous.
+        Assert.True(load.ReadsThatMustFind >= 2000, $"only {load.ReadsThatMustFind} reads were of keys that must be found");
 
         // Every write made after the last move reads back, from the new owner.
         var later = load.LastWrites.Values.Where(w => w.Phase == 2).ToArray();
@@ -101,6 +107,7 @@ public sealed class CouchbaseVBucketMoveTests(ITestOutputHelper output)
         }
 
         output.WriteLine($"{load.Operations} operations, {load.WritesIn(0)}/{load.WritesIn(1)}/{load.WritesIn(2)} writes per phase, " +
+                         $"{load.ReadsThatMustFind} reads of keys that must be found, " +
                          $"{later.Length} keys last written after the second move; {total.Elapsed} in all");
         foreach (var line in log.Messages("cluster map"))
             output.WriteLine(line);
@@ -137,19 +144,43 @@ public sealed class CouchbaseVBucketMoveTests(ITestOutputHelper output)
     {
         private readonly CancellationTokenSource _stop = new();
         private readonly int[] _writesPerPhase = new int[3];
+        // Per vbucket: odd while a move of it is under way, incremented again once it is done.
+        private readonly int[] _moves = new int[VBuckets.Count];
+        // Each key's _moves count when its last write began; absent if that write began mid-move.
+        private readonly ConcurrentDictionary<string, int> _writtenAtMove = new();
         private Task[] _loops = [];
         private long _operations;
         private long _sequence;
+        private long _readsThatMustFind;
         private volatile int _phase;
 
         public ConcurrentQueue<string> Failures { get; } = new();
 
         public ConcurrentQueue<string> StaleReads { get; } = new();
 
+        /// <summary>Reads that found nothing although the key's last write went to its vbucket's current owner.</summary>
+        public ConcurrentQueue<string> LostReads { get; } = new();
+
         /// <summary>Each key's last successful write.</summary>
         public ConcurrentDictionary<string, Written> LastWrites { get; } = new();
 
         public long Operations => Interlocked.Read(ref _operations);
+
+        public long ReadsThatMustFind => Interlocked.Read(ref _readsThatMustFind);
+
+        /// <summary>
+        /// Moves vbuckets <paramref name="first"/>-<paramref name="last"/> to node <paramref name="to"/>,
+        /// marking them as moving meanwhile: a key written to the old owner may then be missing.
+        /// </summary>
+        public async Task<long> MoveAsync(TerndCluster nodes, int first, int last, int to)
+        {
+            for (var vbucket = first; vbucket <= last; vbucket++)
+                Interlocked.Increment(ref _moves[vbucket]);
+            var rev = await nodes.MoveAsync($"{first}-{last}", to);
+            for (var vbucket = first; vbucket <= last; vbucket++)
+                Interlocked.Increment(ref _moves[vbucket]);
+            return rev;
+        }
 
         /// <summary>0 before the first move, 1 after it, 2 after the second: writes begun in a phase carry it.</summary>
         public int Phase
@@ -187,14 +218,19 @@ public sealed class CouchbaseVBucketMoveTests(ITestOutputHelper output)
             while (!_stop.IsCancellationRequested)
             {
                 var key = mine[random.Next(mine.Length)];
+                var vbucket = VBuckets.Of(key);
                 var phase = Phase;
+                var movesAtStart = Volatile.Read(ref _moves[vbucket]);
                 try
                 {
                     if (random.Next(10) == 0)
                     {
                         var value = new Written(key, Interlocked.Increment(ref _sequence), phase);
+                        _writtenAtMove.TryRemove(key, out _);
                         await collection.UpsertAsync(key, value);
                         LastWrites[key] = value;
+                        if (movesAtStart % 2 == 0)
+                            _writtenAtMove[key] = movesAtStart;
                         Interlocked.Increment(ref _writesPerPhase[phase]);
                     }
                     else
@@ -204,13 +240,22 @@ public sealed class CouchbaseVBucketMoveTests(ITestOutputHelper output)
                         {
                             var content = read.ContentAs<Written>();
                             if (!LastWrites.TryGetValue(key, out var last) || content != last)
-                                StaleReads.Enqueue($"{key} (vbucket {VBuckets.Of(key)}, phase {phase}): read {content}, last wrote {last}");
+                                StaleReads.Enqueue($"{key} (vbucket {vbucket}, phase {phase}): read {content}, last wrote {last}");
+                        }
+                        // The key's vbucket has not moved since its last write began, nor during this read:
+                        // that write is on the node that answered, which must find it.
+                        if (_writtenAtMove.TryGetValue(key, out var writtenAt) && writtenAt == movesAtStart &&
+                            Volatile.Read(ref _moves[vbucket]) == movesAtStart)
+                        {
+                            Interlocked.Increment(ref _readsThatMustFind);
+                            if (!read.Found)
+                                LostReads.Enqueue($"{key} (vbucket {vbucket}, phase {phase}): not found, last wrote {LastWrites.GetValueOrDefault(key)}");
                         }
                     }
                 }
                 catch (Exception e)
                 {
-                    Failures.Enqueue($"{key} (vbucket {VBuckets.Of(key)}, phase {phase}): {e.GetType().Name}: {e.Message}");
+                    Failures.Enqueue($"{key} (vbucket {vbucket}, phase {phase}): {e.GetType().Name}: {e.Message}");
                 }
                 Interlocked.Increment(ref _operations);
             }
