@@ -3,9 +3,10 @@ namespace Tern.Client.Tests.Support;
 /// <summary>
 /// One ternd started from server/config/dev.toml (bucket "default" with scope app: users, orders;
 /// user Administrator / password) and a couchbase:// cluster connected to it, its bucket open.
-/// Shared by the tests of a class; each class that uses it gets its own server.
+/// Shared by the tests of a class; each class that uses it gets its own server. Subclasses may
+/// start the server otherwise.
 /// </summary>
-public sealed class CouchbaseFixture : IAsyncLifetime
+public class CouchbaseFixture : IAsyncLifetime
 {
     public const string UserName = "Administrator";
     public const string Password = "password";
@@ -31,9 +32,11 @@ public sealed class CouchbaseFixture : IAsyncLifetime
         ConnectTimeout = TimeSpan.FromSeconds(10),
     };
 
+    protected virtual Task<ServerProcess> StartServerAsync() => ServerProcess.StartTerndAsync(ServerProcess.DevConfigPath);
+
     public async Task InitializeAsync()
     {
-        Server = await ServerProcess.StartTerndAsync(ServerProcess.DevConfigPath);
+        Server = await StartServerAsync();
         Cluster = await Cluster.ConnectAsync(Server.CouchbaseConnectionString, Options());
         Bucket = Cluster.Bucket(BucketName);
         await Bucket.WaitUntilReadyAsync(ReadyTimeout);

@@ -11,6 +11,9 @@ namespace Tern.Client.Tests.Support;
 /// Can be paused (SIGSTOP), resumed, killed and restarted on the same port.
 /// A ternd started with a config gets a fresh temporary data directory (its couchbase buckets'
 /// files), kept across <see cref="RestartAsync"/> and removed by <see cref="DisposeAsync"/>.
+/// A ternd started with <c>holdableFsync</c> runs under hold_fsync (server/test/tools): between
+/// <see cref="HoldFsync"/> and <see cref="ReleaseFsync"/> none of its fsyncs returns, so it
+/// persists nothing.
 /// </summary>
 public sealed partial class ServerProcess : IAsyncDisposable
 {
@@ -22,15 +25,18 @@ public sealed partial class ServerProcess : IAsyncDisposable
     private readonly string _kind;
     private readonly string? _config;
     private readonly string? _dataDirectory;
+    private readonly string? _holdFile;
     private Process _process;
 
-    private ServerProcess(string kind, Process process, int port, string? config = null, string? dataDirectory = null)
+    private ServerProcess(string kind, Process process, int port, string? config = null, string? dataDirectory = null,
+        string? holdFile = null)
     {
         _kind = kind;
         _process = process;
         Port = port;
         _config = config;
         _dataDirectory = dataDirectory;
+        _holdFile = holdFile;
     }
 
     public int Port { get; }
@@ -51,6 +57,12 @@ public sealed partial class ServerProcess : IAsyncDisposable
             ? path
             : Path.Combine(TestData.RepositoryRoot, "build", "release", "server", "ternd");
 
+    /// <summary>Where hold_fsync is: $HOLD_FSYNC_PATH, else build/release/server/hold_fsync in the repository.</summary>
+    public static string HoldFsyncPath =>
+        Environment.GetEnvironmentVariable("HOLD_FSYNC_PATH") is { Length: > 0 } path
+            ? path
+            : Path.Combine(TestData.RepositoryRoot, "build", "release", "server", "hold_fsync");
+
     public static async Task<ServerProcess> StartMemcachedAsync()
     {
         for (var attempt = 0; ; attempt++)
@@ -67,24 +79,40 @@ public sealed partial class ServerProcess : IAsyncDisposable
 
     /// <summary>
     /// ternd on a free port; with <paramref name="configPath"/> it reads that TOML file (buckets, users),
-    /// whose port and listen address the command line overrides.
+    /// whose port and listen address the command line overrides. With <paramref name="holdableFsync"/>
+    /// it runs under hold_fsync, its fsyncs free until <see cref="HoldFsync"/>.
     /// </summary>
-    public static async Task<ServerProcess> StartTerndAsync(string? configPath = null)
+    public static async Task<ServerProcess> StartTerndAsync(string? configPath = null, bool holdableFsync = false)
     {
         if (!File.Exists(TerndPath))
             throw new FileNotFoundException($"ternd is not built at {TerndPath} (run make build-server, or set TERND_PATH)");
+        if (holdableFsync && !File.Exists(HoldFsyncPath))
+            throw new FileNotFoundException($"hold_fsync is not built at {HoldFsyncPath} (build the hold_fsync target, or set HOLD_FSYNC_PATH)");
         // Without a config ternd serves an ephemeral bucket and refuses --data-dir.
         var dataDirectory = configPath is null ? null : System.IO.Directory.CreateTempSubdirectory("tern-dotnet-data-").FullName;
+        // Absent until HoldFsync: ternd starts (and warms up, which syncs too) unhindered.
+        var holdFile = holdableFsync ? Path.Combine(Path.GetTempPath(), $"tern-dotnet-hold-fsync-{Guid.NewGuid():N}") : null;
         try
         {
-            var (process, port) = await StartTerndProcessAsync(0, configPath, dataDirectory);
-            return new ServerProcess("ternd", process, port, configPath, dataDirectory);
+            var (process, port) = await StartTerndProcessAsync(0, configPath, dataDirectory, holdFile);
+            return new ServerProcess("ternd", process, port, configPath, dataDirectory, holdFile);
         }
         catch
         {
             RemoveDataDirectory(dataDirectory);
             throw;
         }
+    }
+
+    /// <summary>From now until <see cref="ReleaseFsync"/>, every fsync of a ternd started with holdableFsync waits.</summary>
+    public void HoldFsync() =>
+        File.WriteAllBytes(_holdFile ?? throw new InvalidOperationException("ternd was not started with holdableFsync"), []);
+
+    /// <summary>Held fsyncs complete, and later ones no longer wait.</summary>
+    public void ReleaseFsync()
+    {
+        if (_holdFile is not null)
+            File.Delete(_holdFile);
     }
 
     /// <summary>SIGSTOP: the process keeps its socket but stops answering. Returns once every thread has stopped.</summary>
@@ -123,7 +151,7 @@ public sealed partial class ServerProcess : IAsyncDisposable
     {
         if (IsTernd)
         {
-            (_process, _) = await StartTerndProcessAsync(Port, _config, _dataDirectory);
+            (_process, _) = await StartTerndProcessAsync(Port, _config, _dataDirectory, _holdFile);
             return;
         }
         _process = StartMemcached(Port);
@@ -133,6 +161,8 @@ public sealed partial class ServerProcess : IAsyncDisposable
 
     public ValueTask DisposeAsync()
     {
+        // A ternd whose fsyncs are held cannot stop cleanly: it flushes first.
+        ReleaseFsync();
         Signal(SigCont);
         Stop(_process);
         RemoveDataDirectory(_dataDirectory);
@@ -171,13 +201,20 @@ public sealed partial class ServerProcess : IAsyncDisposable
         return process;
     }
 
-    private static async Task<(Process, int)> StartTerndProcessAsync(int port, string? configPath, string? dataDirectory)
+    private static async Task<(Process, int)> StartTerndProcessAsync(int port, string? configPath, string? dataDirectory,
+        string? holdFile)
     {
-        var start = new ProcessStartInfo(TerndPath)
+        // hold_fsync execs ternd in its own process: the PID, streams and exit status stay ternd's.
+        var start = new ProcessStartInfo(holdFile is null ? TerndPath : HoldFsyncPath)
         {
             RedirectStandardError = true,
             RedirectStandardOutput = true,
         };
+        if (holdFile is not null)
+        {
+            start.ArgumentList.Add(holdFile);
+            start.ArgumentList.Add(TerndPath);
+        }
         if (configPath is not null)
         {
             start.ArgumentList.Add("--config");

@@ -96,6 +96,19 @@ public sealed partial class TerndCluster : IAsyncDisposable
             .ToDictionary(parts => parts[0], parts => int.Parse(parts[1]));
     }
 
+    /// <summary>
+    /// cluster-admin.mjs's statistics of bucket "default" on the ternd at <paramref name="port"/>
+    /// (one started from dev.toml's users, in a cluster or not), by name.
+    /// </summary>
+    public static async Task<IReadOnlyDictionary<string, string>> StatsAsync(int port)
+    {
+        var output = await AdminAsync("stats", "--port", port.ToString());
+        return output.Split('\n', StringSplitOptions.RemoveEmptyEntries)
+            .Select(line => line.Split(' ', 2))
+            .Where(parts => parts.Length == 2)
+            .ToDictionary(parts => parts[0], parts => parts[1]);
+    }
+
     /// <summary>SIGSTOP node <paramref name="node"/>: it keeps its sockets but answers nothing. Returns once every thread has stopped.</summary>
     public void Pause(int node)
     {

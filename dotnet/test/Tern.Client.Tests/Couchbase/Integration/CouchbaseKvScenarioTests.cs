@@ -274,6 +274,7 @@ public abstract class CouchbaseKvScenarioTests(CouchbaseFixture fixture)
     public async Task PersistingDurabilitySucceedsOnACouchbaseBucket(DurabilityLevel level)
     {
         // dev.toml's bucket is persistent: with no replicas, the write completes once it is on disk.
+        // That it waits for the disk, and Majority does not, is CouchbaseDurabilityWaitTests'.
         var key = NewKey("persisted");
 
         var result = await Target.UpsertAsync(key, "v", new UpsertOptions { Durability = level });
