@@ -126,8 +126,9 @@ Answers write_until_killed(uint16_t port, const std::string& prefix, bool durabl
     } else if (durable && answer->status == Status::SyncWriteAmbiguous) {
       ++answers.ambiguous;
     } else {
-      answers.unexpected.push_back(key + ": status 0x" + to_hex(answer->status) +
-                                   (seqno ? "" : ", no mutation token"));
+      answers.unexpected.push_back(
+          key + ": status 0x" + to_hex(answer->status) +
+          (answer->status == Status::Success ? ", without a mutation token" : ""));
       progress.unexpected.fetch_add(1, std::memory_order_relaxed);
     }
   }
