@@ -4,11 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The ternd tests are part of the suite: build ternd (a no-op when it is current) rather than
-# skip them or test a stale binary. TERND_PATH=path tests another build as it is.
+# The ternd tests are part of the suite: build ternd and hold_fsync (which the durability tests
+# run it under; a no-op when current) rather than skip them or test a stale binary.
+# TERND_PATH=path tests another build as it is (HOLD_FSYNC_PATH=path names its hold_fsync).
 if [ -z "${TERND_PATH:-}" ]; then
-  bash scripts/build-server.sh build/release Release "" ternd
+  bash scripts/build-server.sh build/release Release "" ternd hold_fsync
   export TERND_PATH=$PWD/build/release/server/ternd
+  export HOLD_FSYNC_PATH=$PWD/build/release/server/hold_fsync
 fi
 
 # A hung test fails the run (with a dump of where it hung) instead of stalling CI.
