@@ -182,7 +182,8 @@ struct Engine::Impl {
   // Charges `delta` bytes to the quota (a negative delta releases them). A growth sets
   // mem_after to the bytes it would use, for signal_pressure_if_needed(), refused or not.
   // One that would pass the quota is refused unless `forced`: then nothing is charged,
-  // `shortfall` is what was missing, and it returns false.
+  // `shortfall` is what was missing, and it returns false. A growth that stands raises
+  // mem_used_highwat.
   bool charge(int64_t delta, bool forced, uint64_t& mem_after, size_t& shortfall) {
     if (delta <= 0) {
       mem_used.fetch_sub(static_cast<uint64_t>(-delta), std::memory_order_relaxed);
@@ -195,7 +196,17 @@ struct Engine::Impl {
       shortfall = static_cast<size_t>(after - memory_quota);
       return false;
     }
+    raise_mem_used_highwat(after);
     return true;
+  }
+
+  // Relaxed: the mark is a statistic, read by nothing that orders other memory by it. The
+  // load alone is the common case once memory stops growing.
+  void raise_mem_used_highwat(uint64_t used) {
+    uint64_t mark = mem_used_highwat.load(std::memory_order_relaxed);
+    while (used > mark &&
+           !mem_used_highwat.compare_exchange_weak(mark, used, std::memory_order_relaxed)) {
+    }
   }
 
   // The dirty queues. Make room with reserve_dirty() before changing anything (it may throw
@@ -238,6 +249,11 @@ struct Engine::Impl {
   std::span<VBucket> vbuckets;  // set once before serving (set_vbuckets); may stay empty
 
   std::atomic<uint64_t> mem_used{0};
+  // The most mem_used has held after a charge that stood, since the engine was made: what a
+  // sampler of mem_used would miss between two samples. A refused charge, undone at once,
+  // does not count. Concurrent charges may fold another's refused bytes in (an overstatement,
+  // never an understatement).
+  std::atomic<uint64_t> mem_used_highwat{0};
 
   // The latest flush: its deadline (ms since origin_ms) in the high bits, a sequence
   // number in the low bits so that every flush is distinct. 0: never flushed.

@@ -250,6 +250,7 @@ Stats Engine::stats() const {
 #include "engine/stats.def"
   // The TERN_ENGINE_VALUE lines (curr_items and num_non_resident are summed above).
   stats.mem_used = mem_used();
+  stats.mem_used_highwat = impl_->mem_used_highwat.load(std::memory_order_relaxed);
   stats.mem_quota = impl_->memory_quota;
   stats.cmd_flush = impl_->cmd_flush.load(std::memory_order_relaxed);
   return stats;

@@ -107,6 +107,30 @@ TEST_F(MemoryTest, PressureListenerFiresAboveTheHighWatermarkAtMostOncePerInterv
   EXPECT_EQ(calls, 2);
 }
 
+// mem_used_highwat: the peak of mem_used, which a sampler of mem_used may miss.
+uint64_t highwat(const Engine& engine) { return engine.stats().mem_used_highwat; }
+
+TEST_F(MemoryTest, HighwatKeepsThePeakAfterMemoryIsFreedAndFollowsAHigherOne) {
+  EXPECT_EQ(highwat(engine_), 0u);
+  for (int i = 0; i < 6; ++i) set(key(i), kValue);
+  EXPECT_EQ(highwat(engine_), 6 * kCharge);
+  engine_.flush(0);
+  EXPECT_EQ(engine_.mem_used(), 0u);
+  EXPECT_EQ(highwat(engine_), 6 * kCharge);
+  for (int i = 0; i < 4; ++i) set(key(i), kValue);  // below the old peak: it stays
+  EXPECT_EQ(highwat(engine_), 6 * kCharge);
+  for (int i = 4; i < 10; ++i) set(key(i), kValue);  // past it: it follows, to the quota
+  EXPECT_EQ(highwat(engine_), 10 * kCharge);
+}
+
+// A write past the quota is charged and taken back at once: it never held that memory.
+TEST_F(MemoryTest, HighwatIgnoresRefusedWrites) {
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(set(key(i), kValue).status, Status::Success);
+  EXPECT_EQ(set(key(10), kValue).status, Status::OutOfMemory);
+  EXPECT_EQ(set("key00", kValue + "more").status, Status::OutOfMemory);
+  EXPECT_EQ(highwat(engine_), engine_.config().memory_quota_bytes);
+}
+
 TEST_F(MemoryTest, PurgeExpiredRemovesOnlyExpiredItems) {
   for (int i = 0; i < 10; ++i) set(key(i), kValue, i % 2 ? 10 : 0);
   clock_.advance_seconds(10);
