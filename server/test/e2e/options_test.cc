@@ -3,17 +3,27 @@
 // accepts, rather than accepted and then corrupting size arithmetic. A --config file that
 // cannot be read is a usage error too; one that can be read but is invalid stops start-up
 // with exit 1 and the file's own error. --hash-password prints lines a config file accepts.
+// A value at a limit is applied, not only accepted: STAT settings shows it, and so does what
+// the server then does.
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
+#include "bulk_requests.h"
+#include "common/eventually.h"
+#include "task_runs.h"
 #include "ternd_process.h"
+#include "test_client.h"
 
 namespace tern::e2e {
 namespace {
@@ -123,12 +133,116 @@ TEST(OptionsTest, VersionPrintsTheVersionAndExitsZero) {
   EXPECT_EQ(outcome.stdout_text, "ternd 1.0.0-tern\n");
 }
 
-TEST(OptionsTest, ValuesAtTheLimitsStartTheServer) {
-  // Not --threads 1024: that many threads would weigh on a busy machine for nothing.
+// The threads of `pid` that run an event loop: those named as the process itself, less its
+// main thread. Every other thread names itself (the executor's, the scheduler, RocksDB's),
+// or is the kernel's (io_uring's iou-wrk-*).
+size_t event_loop_threads(pid_t pid) {
+  const std::string proc = "/proc/" + std::to_string(pid);
+  const std::string own_name = read_file(proc + "/comm");
+  size_t named_so = 0;
+  for (const auto& task : std::filesystem::directory_iterator(proc + "/task")) {
+    if (read_file(task.path().string() + "/comm") == own_name) ++named_so;
+  }
+  EXPECT_GE(named_so, 1u) << "no main thread in " << proc;
+  return named_so - std::min<size_t>(named_so, 1);
+}
+
+// A request whose magic byte is not a request's: ternd logs a warning and closes.
+void send_bad_magic(uint16_t port) {
+  Request bad;
+  bad.magic = 0x42;
+  Client client(port);
+  ASSERT_TRUE(client.send(bad));
+  EXPECT_TRUE(client.closed_by_peer());
+}
+
+// STAT settings shows each of `expected` (name: value).
+void expect_settings(Client& client, const std::map<std::string, std::string>& expected) {
+  std::map<std::string, std::string> settings = client.stats("settings");
+  for (const auto& [name, value] : expected) EXPECT_EQ(settings[name], value) << name;
+}
+
+// Each flag's value is applied, not only accepted: STAT settings shows it, and so does what
+// the server does.
+TEST(OptionsTest, ValuesAtTheLimitsStartTheServerAndTakeEffect) {
+  // Not --threads 1024: that many threads would weigh on a busy machine for nothing. This 3
+  // and the next test's 1 cannot both be the default (the number of cores): between them, a
+  // --threads that is ignored shows.
   TerndProcess server({"--memory-mb", "1073741824", "--max-item-size", "1073741824",
                        "--max-connections", "1048576", "--expiry-pager-interval", "0.001",
-                       "--verbose=no"});
-  EXPECT_NE(server.port(), 0);
+                       "--verbose=no", "--threads", "3"});
+  ASSERT_NE(server.port(), 0);
+  Client client(server.port());
+  expect_settings(client, {{"memory_mb", "1073741824"},
+                           {"max_item_size", "1073741824"},
+                           {"max_connections", "1048576"},
+                           {"expiry_pager_interval", "0.001"},
+                           {"verbose", "no"},
+                           {"threads", "3"}});
+
+  // The engine's quota in bytes is 2^50, not wrapped round.
+  EXPECT_EQ(stat_number(client.stats(), "mem_quota"), 1073741824ull << 20);
+  // A value past the default largest (20 MiB) is taken whole.
+  const std::string past_default((20 << 20) + 1, 'v');
+  EXPECT_EQ(client.call(store(Opcode::Set, "big", past_default)).status, Status::Success);
+  EXPECT_EQ(client.call(simple(Opcode::Get, "big")).value.size(), past_default.size());
+  EXPECT_EQ(event_loop_threads(server.pid()), 3u);
+  // Every millisecond, not every minute (the default): the pager runs a hundred times well
+  // within the bound, which only a broken server reaches.
+  const auto ran_a_hundred_times = [&client] { return task_runs(client, "Expiry pager") >= 100; };
+  EXPECT_TRUE(tern::testing::eventually(std::chrono::seconds(30), ran_a_hundred_times,
+                                        std::chrono::milliseconds(50)))
+      << task_runs(client, "Expiry pager") << " runs";
+
+  // Without --verbose, no debug line: not the one each connection opened logs. The warning
+  // logged after this connection opened bounds the wait for the log.
+  send_bad_magic(server.port());
+  ASSERT_TRUE(server.wait_for_log("bad magic byte 0x42")) << server.log();
+  EXPECT_EQ(server.log().find("[debug]"), std::string::npos) << server.log();
+}
+
+// The smallest value of each limit, where an off-by-one shows: a 1-byte value is the largest
+// taken, one connection the most served, 1 MiB the memory items may use, one event loop.
+TEST(OptionsTest, ValuesAtTheLowerLimitsTakeEffect) {
+  constexpr uint64_t kQuota = 1 << 20;
+  TerndProcess server({"--memory-mb", "1", "--max-item-size", "1", "--max-connections", "1",
+                       "--threads", "1", "--verbose"});
+  ASSERT_NE(server.port(), 0);
+  Client client(server.port());
+  expect_settings(client, {{"memory_mb", "1"},
+                           {"max_item_size", "1"},
+                           {"max_connections", "1"},
+                           {"threads", "1"},
+                           {"verbose", "yes"}});
+
+  EXPECT_EQ(client.call(store(Opcode::Set, "one", "1")).status, Status::Success);
+  EXPECT_EQ(client.call(store(Opcode::Set, "two", "22")).status, Status::E2big);
+  EXPECT_EQ(client.call(simple(Opcode::Get, "one")).value, "1");
+  EXPECT_EQ(client.call(simple(Opcode::Get, "two")).status, Status::KeyEnoent);
+
+  // Twice the quota in 1-byte values: every write succeeds by evicting older items, and the
+  // memory items used never passed 1 MiB (mem_used_highwat is its peak).
+  constexpr int kWrites = 2 * kQuota / 164;  // an item is charged its key, value and 164 bytes
+  int failed = 0;
+  for (int i = 0; i < kWrites; ++i) {
+    if (client.call(store(Opcode::Set, "k" + std::to_string(i), "v")).status != Status::Success) {
+      ++failed;
+    }
+  }
+  EXPECT_EQ(failed, 0);
+  std::map<std::string, std::string> stats = client.stats();
+  EXPECT_EQ(stat_number(stats, "mem_quota"), kQuota);
+  EXPECT_GT(stat_number(stats, "evictions"), 0u);
+  EXPECT_LE(stat_number(stats, "mem_used_highwat"), kQuota);
+
+  // One connection: the next is refused (the kernel accepts it, ternd closes it).
+  Client refused(server.port());
+  EXPECT_TRUE(refused.closed_by_peer());
+  EXPECT_EQ(stat_number(client.stats(), "rejected_connections"), 1u);
+
+  EXPECT_EQ(event_loop_threads(server.pid()), 1u);
+  // --verbose: each connection opened is logged, at debug level.
+  EXPECT_TRUE(server.wait_for_log("[debug] connection from")) << server.log();
 }
 
 TEST(OptionsTest, AConfigFileThatCannotBeReadIsAUsageError) {
