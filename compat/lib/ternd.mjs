@@ -1,5 +1,6 @@
 // Helpers for the compat suite: where things are, starting and stopping a real ternd, the
 // three-node cluster from scripts/cluster.sh, and small waiting helpers.
+import assert from 'node:assert/strict';
 import { spawn, execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,6 +9,10 @@ import { fileURLToPath } from 'node:url';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const terndPath = path.resolve(repoRoot, process.env.TERND ?? 'build/release/server/ternd');
+// The test tool that holds every fsync of a program while a file exists
+// (server/test/tools/hold_fsync.cc): by default the one built beside ternd.
+export const holdFsyncPath = path.resolve(repoRoot,
+  process.env.HOLD_FSYNC ?? path.join(path.dirname(terndPath), 'hold_fsync'));
 export const configPath = path.resolve(repoRoot, process.env.TERND_CONFIG ?? 'server/config/dev.toml');
 // More ternd flags for every server the tests start (scripts/cluster.sh reads the same
 // variable): TERND_ARGS="--io uring" runs the suite on the io_uring backend.
@@ -32,21 +37,45 @@ export function tempDataDir() {
 }
 
 /**
+ * A hold file for startTernd({ holdFile }), in a fresh temporary directory: { path, hold(),
+ * release(), remove() }. hold() creates it (ternd's fsyncs wait from then on), release()
+ * deletes it (they go on), remove() deletes the directory.
+ */
+export function tempHoldFile() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tern-compat-hold-'));
+  const file = path.join(dir, 'hold');
+  return {
+    path: file,
+    hold: () => fs.writeFileSync(file, ''),
+    release: () => fs.rmSync(file, { force: true }),
+    remove: () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/**
  * Starts ternd on a free port (--port 0; the port is read from its "listening on" log line).
  * dev.toml's bucket is persistent: each start gets a fresh temporary --data-dir, removed once
  * ternd has exited, so that tests never share or leave data; pass `dataDir` to use (and keep)
- * a directory of your own instead, e.g. across a restart.
+ * a directory of your own instead, e.g. across a restart. With `holdFile`, ternd runs under
+ * hold_fsync: while that file exists every fsync it makes waits, so nothing it writes becomes
+ * durable (remove the file before stop(): a clean stop flushes first).
  * Resolves with { port, connStr, dataDir, stop(), kill(), log() }. stop() sends SIGTERM and
  * waits for the exit (SIGKILL after STOP_TIMEOUT_MS); it resolves with the exit code.
  */
-export async function startTernd({ args = [], dataDir } = {}) {
+export async function startTernd({ args = [], dataDir, holdFile } = {}) {
   if (!fs.existsSync(terndPath)) {
     throw new Error(`no ternd at ${terndPath}: build it (scripts/build-server.sh) or set TERND`);
+  }
+  if (holdFile !== undefined && !fs.existsSync(holdFsyncPath)) {
+    throw new Error(`no hold_fsync at ${holdFsyncPath}: build its target (hold_fsync) or set HOLD_FSYNC`);
   }
   const own = dataDir === undefined ? tempDataDir() : null;
   const dir = dataDir ?? own.path;
   const argv = ['--config', configPath, '--port', '0', '--data-dir', dir, ...extraArgs, ...args];
-  const child = spawn(terndPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // hold_fsync execs ternd in its own process: the child's signals and exit status are ternd's.
+  const child = holdFile === undefined
+    ? spawn(terndPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(holdFsyncPath, [holdFile, terndPath, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => {
     own?.remove();
@@ -91,6 +120,16 @@ export async function startTernd({ args = [], dataDir } = {}) {
     stop: () => stopWith('SIGTERM'),
     kill: () => stopWith('SIGKILL'),
   };
+}
+
+/**
+ * Stops a ternd from startTernd (if any) with SIGTERM and asserts that it exited with status 0:
+ * a crash or a hang on the way out fails the test, with ternd's log in the message.
+ */
+export async function stopCleanly(ternd) {
+  if (!ternd) return;
+  const code = await ternd.stop();
+  assert.equal(code, 0, `ternd must exit with status 0 on SIGTERM, not ${code}; its log:\n${ternd.log()}`);
 }
 
 /** Runs a command; resolves with { code, stdout, stderr } (never rejects on a non-zero exit). */

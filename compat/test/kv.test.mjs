@@ -6,7 +6,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import couchbase from 'couchbase';
 import {
-  startTernd, eventually, rejection, timed, describeError, USER, PASSWORD, BUCKET,
+  startTernd, stopCleanly, eventually, rejection, timed, describeError, USER, PASSWORD, BUCKET,
 } from '../lib/ternd.mjs';
 
 const {
@@ -47,8 +47,7 @@ before(async () => {
 
 after(async () => {
   await cluster?.close();
-  const code = await ternd?.stop();
-  if (ternd && code !== 0) console.log(`ternd exited with ${code}; its log:\n${ternd.log()}`);
+  await stopCleanly(ternd);
 });
 
 it('connects, and the bucket is ready on the KV service', async () => {

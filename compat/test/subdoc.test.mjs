@@ -6,7 +6,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import couchbase from 'couchbase';
-import { startTernd, rejection, USER, PASSWORD, BUCKET } from '../lib/ternd.mjs';
+import { startTernd, stopCleanly, rejection, USER, PASSWORD, BUCKET } from '../lib/ternd.mjs';
 
 const {
   LookupInSpec, MutateInSpec, StoreSemantics, ServiceType,
@@ -31,8 +31,7 @@ before(async () => {
 
 after(async () => {
   await cluster?.close();
-  const code = await ternd?.stop();
-  if (ternd && code !== 0) console.log(`ternd exited with ${code}; its log:\n${ternd.log()}`);
+  await stopCleanly(ternd);
 });
 
 const targets = [
