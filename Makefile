@@ -45,7 +45,7 @@ test-server: deps ## the server's unit and end-to-end tests
 	@bash scripts/test-server.sh $(BUILD_DIR) $(BUILD_TYPE)
 
 test-compat: deps ## the official Couchbase Node.js SDK (npm couchbase) against ternd, one node and three
-	@bash scripts/build-server.sh $(BUILD_DIR) $(BUILD_TYPE) "" ternd
+	@bash scripts/build-server.sh $(BUILD_DIR) $(BUILD_TYPE) "" ternd hold_fsync
 	@bash scripts/test-compat.sh $(BUILD_DIR)/server/ternd
 
 test-dotnet: deps-dotnet ## the .NET SDK's tests, against real memcached and ternd

@@ -3,8 +3,10 @@
 # The official Couchbase Node.js SDK (npm couchbase, pinned by compat/package-lock.json)
 # against a real ternd: compat/test/*.test.mjs under Node's test runner. Each test file starts
 # what it needs (one ternd, or three through scripts/cluster.sh) and stops it. TERND defaults
-# to build/release/server/ternd; it must already be built. TERND_ARGS adds ternd flags to
-# every server the tests start (TERND_ARGS="--io uring": the suite on the io_uring backend).
+# to build/release/server/ternd; it must already be built, and hold_fsync beside it (the
+# durability tests hold ternd's fsyncs with it; HOLD_FSYNC names another). TERND_ARGS adds
+# ternd flags to every server the tests start (TERND_ARGS="--io uring": the suite on the
+# io_uring backend).
 # npm ci runs only when compat/node_modules is missing or installed from another lockfile.
 # To see the SDK's side of the wire: CBPPLOGLEVEL=trace CBPPLOGFILE=/tmp/cbpp.log (the C++
 # core writes /tmp/cbpp.log.<n>.txt, one "MCBP send/recv {magic, opcode, status...}" line per
@@ -13,6 +15,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export TERND=${1:-${TERND:-build/release/server/ternd}}
 [ -x "$TERND" ] || { echo "test-compat: no ternd at $TERND (build it first)" >&2; exit 1; }
+hold_fsync=${HOLD_FSYNC:-$(dirname "$TERND")/hold_fsync}
+[ -x "$hold_fsync" ] || { echo "test-compat: no hold_fsync at $hold_fsync (build its target)" >&2; exit 1; }
 command -v node > /dev/null && command -v npm > /dev/null ||
   { echo "test-compat: node 20 or later, and npm, are needed" >&2; exit 1; }
 node_major=$(node -p 'process.versions.node.split(".")[0]')
