@@ -6,6 +6,7 @@
 
 #include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
+#include <rocksdb/env.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
@@ -13,6 +14,7 @@
 
 #include "storage/record_codec.h"
 #include "storage/store.h"
+#include "storage/store_rocksdb.h"
 #include "storage/tombstone_purge_filter.h"
 
 namespace tern::storage {
@@ -36,8 +38,11 @@ rocksdb::CompressionType pick_compression() {
   return rocksdb::kNoCompression;
 }
 
-rocksdb::Options make_options(const StoreOptions& options) {
+rocksdb::Options make_options(const StoreOptions& options, const RocksDBTestHooks& hooks,
+                              rocksdb::Env* env) {
   rocksdb::Options o;
+  if (env != nullptr) o.env = env;
+  o.disable_auto_compactions = !hooks.auto_compactions;
   o.create_if_missing = true;
   // Sized for a small machine: two background threads share flushes and compactions, and
   // 32 MiB memtables keep a bucket's RocksDB memory (outside its quota) modest.
@@ -59,7 +64,10 @@ rocksdb::Options make_options(const StoreOptions& options) {
 
 class RocksDBStore final : public Store {
  public:
-  explicit RocksDBStore(std::unique_ptr<rocksdb::DB> db) : db_(std::move(db)) {}
+  // `env` (null for the default) must be the one `db` was opened with.
+  RocksDBStore(std::unique_ptr<rocksdb::DB> db, std::unique_ptr<rocksdb::Env> env,
+               bool sync_writes)
+      : env_(std::move(env)), db_(std::move(db)), sync_writes_(sync_writes) {}
 
   ~RocksDBStore() override {
     // Every write was synced to the WAL, so nothing is lost if these report an error. The
@@ -93,7 +101,7 @@ class RocksDBStore final : public Store {
             "cannot batch a high seqno");
     }
     rocksdb::WriteOptions write_options;
-    write_options.sync = true;
+    write_options.sync = sync_writes_;
     check(db_->Write(write_options, &batch), "cannot write to the store");
   }
 
@@ -164,23 +172,33 @@ class RocksDBStore final : public Store {
     return *record;
   }
 
+  std::unique_ptr<rocksdb::Env> env_;  // before db_: the database uses it until it closes
   std::unique_ptr<rocksdb::DB> db_;
+  const bool sync_writes_;
 };
 
 }  // namespace
 
 std::unique_ptr<Store> open_rocksdb_store(const std::string& directory, StoreOptions options) {
+  return open_rocksdb_store(directory, std::move(options), RocksDBTestHooks{});
+}
+
+std::unique_ptr<Store> open_rocksdb_store(const std::string& directory, StoreOptions options,
+                                          const RocksDBTestHooks& hooks) {
   std::error_code error;
   std::filesystem::create_directories(directory, error);
   if (error) {
     throw StoreError("cannot create the store directory " + directory + ": " + error.message());
   }
+  std::unique_ptr<rocksdb::Env> env;
+  if (hooks.file_system) env = rocksdb::NewCompositeEnv(hooks.file_system);
   rocksdb::DB* db = nullptr;
-  auto status = rocksdb::DB::Open(make_options(options), directory, &db);
+  auto status = rocksdb::DB::Open(make_options(options, hooks, env.get()), directory, &db);
   if (!status.ok()) {
     throw StoreError("cannot open the store in " + directory + ": " + status.ToString());
   }
-  return std::make_unique<RocksDBStore>(std::unique_ptr<rocksdb::DB>(db));
+  return std::make_unique<RocksDBStore>(std::unique_ptr<rocksdb::DB>(db), std::move(env),
+                                        hooks.sync_writes);
 }
 
 }  // namespace tern::storage
