@@ -7,7 +7,8 @@
 #
 #   up N    starts the nodes (or reuses them when N are already up), installs the map, and
 #           prints the connection string and the credentials
-#   down    stops them: SIGTERM, then SIGKILL for any still alive after 20 s
+#   down    stops them: SIGTERM, then SIGKILL for any still alive after 20 s; exits 1 when a
+#           node it stopped did not stop cleanly (its log says whether it did)
 #   status  one line per node; exits 0 when every node is up, 3 otherwise
 #
 # Environment: TERND (default build/release/server/ternd), TERND_CONFIG (default
@@ -104,8 +105,19 @@ start_node() {
 }
 
 cmd_down() {
-  local pid live=() i
-  for pid in $(pids); do alive "$pid" && { kill -TERM "$pid" 2>/dev/null || true; live+=("$pid"); }; done
+  local pid live=() i f unclean=()
+  # The nodes this stops must stop cleanly. They are not this shell's children, so their exit
+  # status is out of reach: a clean stop is told by the line ternd logs last, "ternd stopped
+  # cleanly".
+  local stopping_logs=()
+  for f in "$dir"/node*.pid; do
+    [ -f "$f" ] || continue
+    pid=$(cat "$f")
+    alive "$pid" || continue
+    kill -TERM "$pid" 2>/dev/null || true
+    live+=("$pid")
+    stopping_logs+=("${f%.pid}.log")
+  done
   for ((i = 0; i < 200 && ${#live[@]} > 0; i++)); do
     local still=()
     for pid in "${live[@]}"; do alive "$pid" && still+=("$pid"); done
@@ -116,8 +128,16 @@ cmd_down() {
     say "pid $pid ignored SIGTERM for 20 s: SIGKILL"
     kill -KILL "$pid" 2>/dev/null || true
   done
+  for f in "${stopping_logs[@]+"${stopping_logs[@]}"}"; do
+    grep -q "ternd stopped cleanly" "$f" 2>/dev/null || unclean+=("$f")
+  done
   rm -f "$dir"/node*.pid "$dir/ports" "$dir/connstr"
   rm -rf "$dir"/node*.data
+  for f in "${unclean[@]+"${unclean[@]}"}"; do
+    echo "cluster: a node did not stop cleanly on SIGTERM; the end of its log ($f):" >&2
+    tail -n 20 "$f" >&2
+  done
+  [ ${#unclean[@]} -eq 0 ] || exit 1
 }
 
 cmd_up() {

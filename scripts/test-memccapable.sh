@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Usage: test-memccapable.sh BUILD_DIR
 # Runs libmemcached's binary-protocol conformance suite (memccapable -b) against a fresh
-# ternd on a free port. Fails if any test fails or the server dies; always stops the server.
+# ternd on a free port. Fails if any test fails, the server dies, or it does not exit with
+# status 0 on SIGTERM at the end; always stops the server.
 # TERND_ARGS: more ternd flags (make test runs it once with --io epoll, once with --io uring).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,4 +52,14 @@ if [ "$status" -ne 0 ] || grep -q '\[FAIL\]' <<<"$output" || ! grep -q 'All test
   echo "test-memccapable: FAILED" >&2
   exit 1
 fi
-echo "test-memccapable: all binary-protocol tests passed"
+# A clean stop is part of the test: SIGTERM must end ternd with status 0.
+kill -TERM "$server_pid"
+stop_status=0
+wait "$server_pid" || stop_status=$?
+server_pid=""
+if [ "$stop_status" -ne 0 ]; then
+  echo "test-memccapable: ternd exited with status $stop_status on SIGTERM; its log:" >&2
+  cat "$log" >&2
+  exit 1
+fi
+echo "test-memccapable: all binary-protocol tests passed, and ternd stopped cleanly"
