@@ -205,12 +205,25 @@ void PowerLossFileSystem::directory_synced(const std::string& directory) {
   new_names_.erase(it);
 }
 
-std::string PowerLossFileSystem::back_up_locked(const std::string& name) {
+rocksdb::IOStatus PowerLossFileSystem::back_up_locked(const std::string& name,
+                                                      std::string* backup) {
+  backup->clear();
   std::error_code error;
-  if (!fs::exists(name, error)) return {};
-  std::string backup = directory_of(name) + "/.power-loss-backup-" + std::to_string(++backups_);
-  fs::rename(name, backup, error);
-  return error ? std::string() : backup;
+  if (!fs::exists(name, error)) return rocksdb::IOStatus::OK();
+  std::string aside = directory_of(name) + "/.power-loss-backup-" + std::to_string(++backups_);
+  fs::rename(name, aside, error);
+  if (error) {
+    return rocksdb::IOStatus::IOError("PowerLossFileSystem: cannot keep " + name +
+                                      " aside: " + error.message());
+  }
+  *backup = std::move(aside);
+  return rocksdb::IOStatus::OK();
+}
+
+void PowerLossFileSystem::restore_backup_locked(const std::string& backup,
+                                                const std::string& name) {
+  std::error_code ignored;
+  if (!backup.empty()) fs::rename(backup, name, ignored);
 }
 
 void PowerLossFileSystem::track_new_file_locked(const std::string& name, uint64_t size,
@@ -225,9 +238,13 @@ rocksdb::IOStatus PowerLossFileSystem::NewWritableFile(
   const std::string path = normal(name);
   std::lock_guard lock(mutex_);
   // A file written anew over an old one: the old one survives until the directory is synced.
-  std::string backup = back_up_locked(path);
+  std::string backup;
+  if (auto status = back_up_locked(path, &backup); !status.ok()) return status;
   auto status = target()->NewWritableFile(path, options, file, dbg);
-  if (!status.ok()) return status;
+  if (!status.ok()) {
+    restore_backup_locked(backup, path);
+    return status;
+  }
   new_names_[directory_of(path)].push_back({path, "", std::move(backup)});
   track_new_file_locked(path, 0, 0);
   *file = std::make_unique<TrackedWritableFile>(std::move(*file), *this, path, 0);
@@ -290,11 +307,11 @@ rocksdb::IOStatus PowerLossFileSystem::RenameFile(const std::string& from, const
   const std::string source = normal(from);
   const std::string target_path = normal(to);
   std::lock_guard lock(mutex_);
-  std::string backup = back_up_locked(target_path);
+  std::string backup;
+  if (auto status = back_up_locked(target_path, &backup); !status.ok()) return status;
   auto status = target()->RenameFile(source, target_path, options, dbg);
   if (!status.ok()) {
-    std::error_code ignored;
-    if (!backup.empty()) fs::rename(backup, target_path, ignored);
+    restore_backup_locked(backup, target_path);
     return status;
   }
   new_names_[directory_of(target_path)].push_back({target_path, source, std::move(backup)});
@@ -397,7 +414,7 @@ void PowerLossFileSystem::lose_unsynced(std::optional<uint64_t> torn_tail_seed) 
       } else if (fs::exists(it->name, ignored)) {
         fs::rename(it->name, it->from, ignored);
       }
-      if (!it->backup.empty()) fs::rename(it->backup, it->name, ignored);
+      restore_backup_locked(it->backup, it->name);
     }
   }
   new_names_.clear();

@@ -11,17 +11,20 @@
 //   since are lost, all of them (see lose_unsynced for torn tails).
 // - A name in a directory survives only once the directory itself was synced after the name
 //   appeared: a file created, or renamed into place, since the directory's last sync
-//   vanishes, and a rename over an older file brings the older file back.
+//   vanishes, and a rename over an older file brings the older file back. (So does a file
+//   created over an older one, whose truncation POSIX would let survive: RocksDB never
+//   reuses a name that way, it writes anew and renames.)
 // - Deletions are taken as durable at once (a deleted file never comes back). Only RocksDB's
 //   obsolete files are deleted, so this hides nothing a reader of the store relies on.
 // Only files opened for writing through this file system are tracked: anything already on
 // the disk when it first sees it counts as durable.
 //
-// A test cuts the power, either now or at the n-th call that would change the disk (counted
-// on the thread that armed it, so that a seeded schedule replays exactly whatever RocksDB's
-// background threads do). With the power off, every such call fails with an I/O error and
-// changes nothing, as on a dead machine. Once the store is closed, lose_unsynced() makes the
-// disk what the power failure left, and restore_power() lets the next open begin.
+// A test cuts the power, either now or at the n-th call that would change the disk. Only the
+// arming thread's calls count, so that a seeded schedule cuts at the same foreground call
+// however RocksDB's background threads (not counted) interleave. With the power off, every
+// such call fails with an I/O error and changes nothing, as on a dead machine. Once the store
+// is closed, lose_unsynced() makes the disk what the power failure left, and restore_power()
+// lets the next open begin.
 //
 // Thread-safe: RocksDB calls it from its own threads.
 
@@ -122,9 +125,11 @@ class PowerLossFileSystem final : public rocksdb::FileSystemWrapper {
     std::string backup;
   };
 
-  // Moves an existing `name` aside (its pending NewName keeps it), returning where; "" when
-  // there is none. Caller holds mutex_.
-  std::string back_up_locked(const std::string& name);
+  // Moves an existing `name` aside, for its pending NewName to keep, and sets `backup` to
+  // where ("" when there is no such file). Caller holds mutex_.
+  rocksdb::IOStatus back_up_locked(const std::string& name, std::string* backup);
+  // Puts a backup (if any) back under `name`. Caller holds mutex_.
+  void restore_backup_locked(const std::string& backup, const std::string& name);
   void track_new_file_locked(const std::string& name, uint64_t size, uint64_t synced_size);
 
   mutable std::mutex mutex_;

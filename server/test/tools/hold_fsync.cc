@@ -23,16 +23,27 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
 namespace {
 
+// The filter checks the architecture of each call, as seccomp asks: numbers are per
+// architecture. On one it does not know, it would hold nothing, silently.
+#if defined(__x86_64__)
+constexpr uint32_t kArchitecture = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+constexpr uint32_t kArchitecture = AUDIT_ARCH_AARCH64;
+#else
+#error "hold_fsync: add this architecture's AUDIT_ARCH_ constant"
+#endif
+
 // Installs the filter on the calling thread (and what it execs); returns the listener or -1.
 int install_filter() {
   sock_filter filter[] = {
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kArchitecture, 1, 0),
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fsync, 5, 0),
