@@ -12,9 +12,10 @@ ternd="$build_dir/server/ternd"
 
 log=$(mktemp)
 server_pid=""
+# On the way out after a failure: no ternd left behind (the clean stop is checked at the end).
 stop_server() {
   if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-    kill -TERM "$server_pid"
+    kill -KILL "$server_pid"
     wait "$server_pid" || true
   fi
   rm -f "$log"
@@ -52,8 +53,14 @@ if [ "$status" -ne 0 ] || grep -q '\[FAIL\]' <<<"$output" || ! grep -q 'All test
   echo "test-memccapable: FAILED" >&2
   exit 1
 fi
-# A clean stop is part of the test: SIGTERM must end ternd with status 0.
+# A clean stop is part of the test: SIGTERM must end ternd with status 0, within 20 s.
 kill -TERM "$server_pid"
+for _ in $(seq 200); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$server_pid" 2>/dev/null; then
+  echo "test-memccapable: ternd did not stop within 20 s of SIGTERM; its log:" >&2
+  cat "$log" >&2
+  exit 1
+fi
 stop_status=0
 wait "$server_pid" || stop_status=$?
 server_pid=""
