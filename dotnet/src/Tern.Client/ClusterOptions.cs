@@ -11,6 +11,12 @@ public sealed record ClusterOptions
     /// <summary>Default timeout of every key-value operation, from call to response.</summary>
     public TimeSpan KvTimeout { get; init; } = TimeSpan.FromSeconds(2.5);
 
+    /// <summary>
+    /// Default timeout of a mutation with a durability level, in place of <see cref="KvTimeout"/>:
+    /// such a write waits for the disk (or the replicas), which takes longer. As the official SDKs.
+    /// </summary>
+    public TimeSpan KvDurabilityTimeout { get; init; } = TimeSpan.FromSeconds(10);
+
     public TimeSpan ConnectTimeout { get; init; } = TimeSpan.FromSeconds(5);
 
     /// <summary>Connections opened to each node at start and kept open (reconnected with backoff).</summary>

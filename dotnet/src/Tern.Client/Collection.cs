@@ -129,7 +129,7 @@ public sealed partial class Collection
     internal ValueTask<TResult> Send<TResult>(Operation<TResult> operation, OperationOptions options)
     {
         operation.Keyspace = _keyspace;
-        var timeout = options.Timeout ?? _options.KvTimeout;
+        var timeout = TimeoutOf(options, operation.Durability);
         // IsResolved is read before the id: a key encoded while the id was still being looked up
         // (or refreshed) carries another prefix and takes the slow path, which rewrites it.
         if (_keyspace.IsResolved && operation.Request.CollectionId == _keyspace.Prefix)
@@ -163,11 +163,15 @@ public sealed partial class Collection
         var length = 0;
         if (durability != DurabilityLevel.None)
             length += FramingExtras.WriteDurability(destination, durability,
-                FramingExtras.DurabilityTimeout(options.Timeout ?? _options.KvTimeout));
+                FramingExtras.DurabilityTimeout(TimeoutOf(options, durability)));
         if (preserveTtl)
             length += FramingExtras.WritePreserveTtl(destination[length..]);
         return length;
     }
+
+    /// <summary>The operation's timeout: its own, else the cluster's for its kind of write.</summary>
+    private TimeSpan TimeoutOf(OperationOptions options, DurabilityLevel durability) =>
+        options.Timeout ?? (durability == DurabilityLevel.None ? _options.KvTimeout : _options.KvDurabilityTimeout);
 
     /// <summary>The key prefix to encode with: null on classic clusters, else the collection id (0 until resolved).</summary>
     internal uint? CollectionId => _keyspace.Prefix;

@@ -28,7 +28,8 @@ internal static class FramingExtras
 
     /// <summary>
     /// Writes the DurabilityRequirement frame: the level, then the timeout as u16 big-endian
-    /// milliseconds when given, clamped to 1..65535 because 0 would mean "the server's default".
+    /// milliseconds when given, clamped to 1..65534: 0 would mean "the server's default", and
+    /// 0xffff is reserved by the server (no timeout), so the official SDKs never send it either.
     /// Returns the bytes written (2 or 4). <paramref name="level"/> must not be None.
     /// </summary>
     public static int WriteDurability(Span<byte> destination, DurabilityLevel level, TimeSpan? timeout)
@@ -42,7 +43,7 @@ internal static class FramingExtras
         destination[1] = (byte)level;
         if (timeout is { } t)
         {
-            var milliseconds = (ushort)Math.Clamp((long)t.TotalMilliseconds, 1, ushort.MaxValue);
+            var milliseconds = (ushort)Math.Clamp((long)t.TotalMilliseconds, 1, ushort.MaxValue - 1);
             BinaryPrimitives.WriteUInt16BigEndian(destination[2..], milliseconds);
         }
         return 1 + length;

@@ -161,7 +161,7 @@ public sealed partial class ServerProcess : IAsyncDisposable
 
     public ValueTask DisposeAsync()
     {
-        // A ternd whose fsyncs are held cannot stop cleanly: it flushes first.
+        // The server is killed (SIGKILL), not stopped: the hold goes with it, and the file too.
         ReleaseFsync();
         Signal(SigCont);
         Stop(_process);

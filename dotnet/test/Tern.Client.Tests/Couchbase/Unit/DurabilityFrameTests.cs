@@ -14,9 +14,14 @@ public class DurabilityFrameTests
     private const byte AltRequest = 0x08;
 
     [Fact]
-    public async Task MajorityGoesOutAsADurabilityFrameWithNineTenthsOfTheTimeout()
+    public async Task MajorityGoesOutAsADurabilityFrameWithNineTenthsOfTheDurabilityTimeout()
     {
-        var (node, bucket) = await FakeCouchbaseNode.StartAsync();
+        // KvTimeout is for writes without durability: a durable one takes KvDurabilityTimeout.
+        var (node, bucket) = await FakeCouchbaseNode.StartAsync(options => options with
+        {
+            KvTimeout = TimeSpan.FromSeconds(1),
+            KvDurabilityTimeout = TimeSpan.FromSeconds(10),
+        });
         await using var _ = node;
 
         var upsert = bucket.DefaultCollection().UpsertAsync("k", "v", new UpsertOptions { Durability = DurabilityLevel.Majority }).Soon();
@@ -25,10 +30,26 @@ public class DurabilityFrameTests
         await upsert;
 
         Assert.Equal(AltRequest, request.Magic);
-        // 9,000 ms: 90% of the 10 s KV timeout, so that the server's SyncWriteAmbiguous comes before the client's own timeout.
+        // 9,000 ms: 90% of the 10 s durability timeout, so that the server's SyncWriteAmbiguous comes before the client's own timeout.
         Assert.Equal(new byte[] { 0x13, 0x01, 0x23, 0x28 }, request.FramingExtras.ToArray());
         Assert.Equal(PeerReplies.PrefixedKey(0, "k"), request.KeyBytes.ToArray());
         Assert.Equal("v", PeerReplies.Text(request.Value)); // strings are stored as they are
+    }
+
+    [Fact]
+    public async Task ADurabilityTimeoutPastTheFramesRangeAsksForItsLongestFiniteOne()
+    {
+        var (node, bucket) = await FakeCouchbaseNode.StartAsync();
+        await using var _ = node;
+        var options = new UpsertOptions { Durability = DurabilityLevel.PersistToMajority, Timeout = TimeSpan.FromMinutes(5) };
+
+        var upsert = bucket.DefaultCollection().UpsertAsync("k", "v", options).Soon();
+        var request = Assert.Single(await node.Peer.ReceiveAsync(1));
+        await node.Peer.ReplyAsync(request, ResponseStatus.Success);
+        await upsert;
+
+        // 65,534 ms: 0xffff is the server's own (no timeout), never sent by a client.
+        Assert.Equal(new byte[] { 0x13, 0x03, 0xff, 0xfe }, request.FramingExtras.ToArray());
     }
 
     [Fact]
