@@ -11,84 +11,60 @@
 // which gets the filter's listener over a socket, and ends when PROGRAM does.
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <signal.h>
-#include <stddef.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
+#include "seccomp_filter.h"
+
 namespace {
 
-// The filter checks the architecture of each call, as seccomp asks: numbers are per
-// architecture. On one it does not know, it would hold nothing, silently.
-#if defined(__x86_64__)
-constexpr uint32_t kArchitecture = AUDIT_ARCH_X86_64;
-#elif defined(__aarch64__)
-constexpr uint32_t kArchitecture = AUDIT_ARCH_AARCH64;
-#else
-#error "hold_fsync: add this architecture's AUDIT_ARCH_ constant"
-#endif
-
-// Installs the filter on the calling thread (and what it execs); returns the listener or -1.
+// The calls that make data durable, held while the hold file exists.
 int install_filter() {
-  sock_filter filter[] = {
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kArchitecture, 1, 0),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fsync, 5, 0),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fdatasync, 4, 0),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_sync_file_range, 3, 0),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_syncfs, 2, 0),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_sync, 1, 0),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
-  };
-  sock_fprog program{static_cast<unsigned short>(sizeof filter / sizeof filter[0]), filter};
-  // Without no_new_privs an unprivileged process may not install a filter.
-  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
-  return static_cast<int>(::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-                                    SECCOMP_FILTER_FLAG_NEW_LISTENER, &program));
+  return tern::test_tools::install_seccomp_filter(
+      {__NR_fsync, __NR_fdatasync, __NR_sync_file_range, __NR_syncfs, __NR_sync},
+      SECCOMP_RET_USER_NOTIF, SECCOMP_FILTER_FLAG_NEW_LISTENER);
 }
 
-bool send_fd(int socket, int fd) {
+// One byte of data with room for one descriptor beside it: what send_fd and receive_fd pass.
+struct FdMessage {
+  FdMessage() {
+    message.msg_iov = &data;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+  }
+  FdMessage(const FdMessage&) = delete;
+  FdMessage& operator=(const FdMessage&) = delete;
+
   char byte = 0;
   iovec data{&byte, 1};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
   msghdr message{};
-  message.msg_iov = &data;
-  message.msg_iovlen = 1;
-  message.msg_control = control;
-  message.msg_controllen = sizeof control;
-  cmsghdr* header = CMSG_FIRSTHDR(&message);
+};
+
+bool send_fd(int socket, int fd) {
+  FdMessage out;
+  cmsghdr* header = CMSG_FIRSTHDR(&out.message);
   header->cmsg_level = SOL_SOCKET;
   header->cmsg_type = SCM_RIGHTS;
   header->cmsg_len = CMSG_LEN(sizeof(int));
   std::memcpy(CMSG_DATA(header), &fd, sizeof(int));
-  return ::sendmsg(socket, &message, 0) == 1;
+  return ::sendmsg(socket, &out.message, 0) == 1;
 }
 
 int receive_fd(int socket) {
-  char byte = 0;
-  iovec data{&byte, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr message{};
-  message.msg_iov = &data;
-  message.msg_iovlen = 1;
-  message.msg_control = control;
-  message.msg_controllen = sizeof control;
-  if (::recvmsg(socket, &message, 0) != 1) return -1;
-  cmsghdr* header = CMSG_FIRSTHDR(&message);
+  FdMessage in;
+  if (::recvmsg(socket, &in.message, 0) != 1) return -1;
+  cmsghdr* header = CMSG_FIRSTHDR(&in.message);
   if (header == nullptr || header->cmsg_type != SCM_RIGHTS) return -1;
   int fd = -1;
   std::memcpy(&fd, CMSG_DATA(header), sizeof(int));
