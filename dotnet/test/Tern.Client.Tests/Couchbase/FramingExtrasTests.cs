@@ -23,12 +23,13 @@ public class FramingExtrasTests
     [Theory]
     [InlineData(1500.0, new byte[] { 0x05, 0xdc })]
     [InlineData(1.0, new byte[] { 0x00, 0x01 })]
-    [InlineData(65535.0, new byte[] { 0xff, 0xff })]
+    [InlineData(65534.0, new byte[] { 0xff, 0xfe })]
+    [InlineData(65535.0, new byte[] { 0xff, 0xfe })] // 0xffff is the server's reserved value
     [InlineData(0.0, new byte[] { 0x00, 0x01 })] // 0 would mean "the server's default"
     [InlineData(0.4, new byte[] { 0x00, 0x01 })]
     [InlineData(-5.0, new byte[] { 0x00, 0x01 })]
-    [InlineData(65536.0, new byte[] { 0xff, 0xff })]
-    [InlineData(86_400_000.0, new byte[] { 0xff, 0xff })]
+    [InlineData(65536.0, new byte[] { 0xff, 0xfe })]
+    [InlineData(86_400_000.0, new byte[] { 0xff, 0xfe })]
     public void DurabilityTimeoutIsBigEndianMillisecondsClamped(double milliseconds, byte[] timeout)
     {
         byte[] expected = [0x13, 0x01, .. timeout];
