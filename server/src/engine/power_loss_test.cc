@@ -275,7 +275,7 @@ class PowerLossRun {
     if (kind == 0) {
       MutationResult removed = bucket.data.remove(key_name(key), vbucket);
       if (removed.status == Status::Success) {
-        expected_.wrote(key, {.cas = removed.cas}, vbucket, removed.seqno);
+        expected_.wrote(key, KeyState{false, "", removed.cas}, vbucket, removed.seqno);
       }
       return;
     }

@@ -165,11 +165,6 @@ bool PowerLossFileSystem::power_is_on() const {
   return power_on_;
 }
 
-uint64_t PowerLossFileSystem::disk_calls() const {
-  std::lock_guard lock(mutex_);
-  return disk_calls_;
-}
-
 rocksdb::IOStatus PowerLossFileSystem::charge() {
   std::lock_guard lock(mutex_);
   if (power_on_ && calls_until_cut_ != 0 && std::this_thread::get_id() == armed_thread_ &&
@@ -177,7 +172,6 @@ rocksdb::IOStatus PowerLossFileSystem::charge() {
     power_on_ = false;
   }
   if (!power_on_) return rocksdb::IOStatus::IOError("the power is off (PowerLossFileSystem)");
-  ++disk_calls_;
   return rocksdb::IOStatus::OK();
 }
 
@@ -226,11 +220,6 @@ void PowerLossFileSystem::restore_backup_locked(const std::string& backup,
   if (!backup.empty()) fs::rename(backup, name, ignored);
 }
 
-void PowerLossFileSystem::track_new_file_locked(const std::string& name, uint64_t size,
-                                                uint64_t synced_size) {
-  files_[name] = FileState{size, synced_size};
-}
-
 rocksdb::IOStatus PowerLossFileSystem::NewWritableFile(
     const std::string& name, const rocksdb::FileOptions& options,
     std::unique_ptr<rocksdb::FSWritableFile>* file, rocksdb::IODebugContext* dbg) {
@@ -246,7 +235,7 @@ rocksdb::IOStatus PowerLossFileSystem::NewWritableFile(
     return status;
   }
   new_names_[directory_of(path)].push_back({path, "", std::move(backup)});
-  track_new_file_locked(path, 0, 0);
+  files_[path] = FileState{0, 0};
   *file = std::make_unique<TrackedWritableFile>(std::move(*file), *this, path, 0);
   return status;
 }
@@ -267,10 +256,10 @@ rocksdb::IOStatus PowerLossFileSystem::ReopenWritableFile(
     size = tracked->second.size;
   } else if (existed) {
     size = fs::file_size(path, error);
-    track_new_file_locked(path, size, size);  // on the disk before: durable
+    files_[path] = FileState{size, size};  // on the disk before: durable
   } else {
     new_names_[directory_of(path)].push_back({path, "", ""});
-    track_new_file_locked(path, 0, 0);
+    files_[path] = FileState{0, 0};
   }
   *file = std::make_unique<TrackedWritableFile>(std::move(*file), *this, path, size);
   return status;
@@ -433,7 +422,6 @@ void PowerLossFileSystem::restore_power() {
   files_.clear();
   power_on_ = true;
   calls_until_cut_ = 0;
-  disk_calls_ = 0;
 }
 
 }  // namespace tern::storage

@@ -65,9 +65,6 @@ class PowerLossFileSystem final : public rocksdb::FileSystemWrapper {
   // Power is back: calls succeed again. What is on the disk now counts as durable.
   void restore_power();
 
-  // Calls that changed the disk since the last restore_power(), on every thread.
-  uint64_t disk_calls() const;
-
   const char* Name() const override { return "PowerLossFileSystem"; }
 
   rocksdb::IOStatus NewWritableFile(const std::string& name, const rocksdb::FileOptions& options,
@@ -130,11 +127,9 @@ class PowerLossFileSystem final : public rocksdb::FileSystemWrapper {
   rocksdb::IOStatus back_up_locked(const std::string& name, std::string* backup);
   // Puts a backup (if any) back under `name`. Caller holds mutex_.
   void restore_backup_locked(const std::string& backup, const std::string& name);
-  void track_new_file_locked(const std::string& name, uint64_t size, uint64_t synced_size);
 
   mutable std::mutex mutex_;
   bool power_on_ = true;
-  uint64_t disk_calls_ = 0;
   uint64_t calls_until_cut_ = 0;  // 0: not armed
   std::thread::id armed_thread_;
   uint64_t backups_ = 0;

@@ -221,7 +221,7 @@ TEST_F(HelloFeaturesTest, AltRequestsCarryDurabilityRequirements) {
   EXPECT_EQ(majority.status, Status::Success);
   EXPECT_EQ(majority.magic, kResponseMagic);
   EXPECT_EQ(with->call(simple(Opcode::Get, "durable")).value, "v");
-  EXPECT_EQ(with->call(alt(store(Opcode::Set, "durable", "w"), std::string("\x13\x01\x03\xe8", 4)))
+  EXPECT_EQ(with->call(alt(store(Opcode::Set, "durable", "w"), durability_frame(kLevelMajority, 1000)))
                 .status,
             Status::Success);
   EXPECT_EQ(with->call(simple(Opcode::Get, "durable")).value, "w");
