@@ -34,7 +34,7 @@ public sealed class BinaryCollection
 
     private ValueTask<CounterResult> Count(Opcode opcode, string key, CounterOptions options)
     {
-        Span<byte> framing = stackalloc byte[Couchbase.FramingExtras.MaxRequestLength];
+        Span<byte> framing = stackalloc byte[FramingExtras.MaxRequestLength];
         var framingLength = _collection.WriteFraming(framing, key, options.Durability, preserveTtl: false, options);
         return _collection.Send(CounterOperation.Create(opcode, key, _collection.CollectionId, options.Delta, options.Initial,
             Expiry.ToWire(options.Expiry, _collection.TimeProvider, key), framing[..framingLength], options.Durability), options);

@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using BenchmarkDotNet.Attributes;
-using Tern.Client.IO;
+using Tern.Client.Timing;
 
 namespace Tern.Benchmarks.Seeds;
 
@@ -37,7 +37,7 @@ public class StopwatchBenchmarks
     [Benchmark]
     public TimeSpan LightweightStopwatch()
     {
-        _op.Lightweight = Tern.Client.IO.LightweightStopwatch.StartNew(_time);
+        _op.Lightweight = Tern.Client.Timing.LightweightStopwatch.StartNew(_time);
         return _op.Lightweight.Elapsed;
     }
 
@@ -48,7 +48,7 @@ public class StopwatchBenchmarks
     [Benchmark]
     public TimeSpan CoarseStopwatch()
     {
-        _op.Coarse = Tern.Client.IO.CoarseStopwatch.StartNew(_time);
+        _op.Coarse = Tern.Client.Timing.CoarseStopwatch.StartNew(_time);
         return _op.Coarse.Elapsed;
     }
 }

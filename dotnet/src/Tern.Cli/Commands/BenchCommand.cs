@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using Tern.Client.IO;
+using Tern.Client.Timing;
 
 namespace Tern.Cli.Commands;
 

@@ -4,6 +4,7 @@ using Tern.Client.Exceptions;
 using Tern.Client.IO;
 using Tern.Client.Operations;
 using Tern.Client.Protocol;
+using Tern.Client.Timing;
 
 namespace Tern.Client.Couchbase;
 

@@ -2,6 +2,7 @@ using Tern.Client.Exceptions;
 using Tern.Client.IO;
 using Tern.Client.Operations;
 using Tern.Client.Protocol;
+using Tern.Client.Timing;
 
 namespace Tern.Client.Couchbase;
 
@@ -11,7 +12,7 @@ namespace Tern.Client.Couchbase;
 /// be open (its first cluster map in) and a named collection's id looked up before the first
 /// operation: until then <see cref="IsResolved"/> is false and the collection takes its slow path.
 /// </summary>
-internal sealed class Keyspace
+internal sealed class Keyspace : IKeyspaceName
 {
     private readonly BucketTopology? _topology;
     private volatile bool _resolved;

@@ -3,6 +3,7 @@ using Microsoft.Extensions.Logging;
 using Tern.Client.IO;
 using Tern.Client.Operations;
 using Tern.Client.Protocol;
+using Tern.Client.Timing;
 
 namespace Tern.Client.Couchbase;
 
@@ -39,7 +40,7 @@ internal sealed class RetryStep(BucketTopology topology, TimeProvider time, ILog
                 var applied = value.Length > 0 && connection is not null && topology.Offer(value.ToArray(), connection.Endpoint, "not-my-vbucket answer");
                 return Retry(operation, "not_my_vbucket", applied ? TimeSpan.Zero : (TimeSpan?)null);
             }
-            case ResponseStatus.UnknownCollection when operation.Keyspace is { } keyspace:
+            case ResponseStatus.UnknownCollection when operation.Keyspace is Keyspace keyspace:
             {
                 var log = operation.Retries ??= new RetryLog();
                 if (log.CollectionRefreshed)
@@ -53,7 +54,7 @@ internal sealed class RetryStep(BucketTopology topology, TimeProvider time, ILog
         // UNLOCK answers Locked when its CAS does not hold the lock: retrying cannot change that.
         if (status == ResponseStatus.Locked && operation.Opcode == Opcode.UnlockKey)
             return false;
-        var map = connection?.Features.ErrorMap ?? ErrorMap.Default;
+        var map = connection?.ErrorMap ?? ErrorMap.Default;
         var attributes = map.AttributesOf((ushort)status);
         if ((attributes & Retryable) == 0)
             return false;

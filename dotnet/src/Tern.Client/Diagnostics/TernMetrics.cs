@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
-using Tern.Client.IO;
 using Tern.Client.Protocol;
+using Tern.Client.Timing;
 
 namespace Tern.Client.Diagnostics;
 

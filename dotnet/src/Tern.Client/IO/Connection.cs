@@ -2,11 +2,11 @@ using System.Buffers;
 using System.IO.Pipelines;
 using System.Net.Sockets;
 using Microsoft.Extensions.Logging;
-using Tern.Client.Couchbase;
 using Tern.Client.Diagnostics;
 using Tern.Client.Exceptions;
 using Tern.Client.Operations;
 using Tern.Client.Protocol;
+using Tern.Client.Timing;
 
 namespace Tern.Client.IO;
 
@@ -20,7 +20,7 @@ namespace Tern.Client.IO;
 /// A failed connection fails everything in flight at once, offering each operation to its
 /// <see cref="OperationBase.RetryStep"/> first.
 /// </summary>
-internal sealed class Connection : IKvConnection, IAsyncDisposable
+internal sealed class Connection : IKvConnection, IOperationCarrier, IAsyncDisposable
 {
     private static long s_nextId;
 
@@ -80,6 +80,8 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
         set => _features = value ?? throw new ArgumentNullException(nameof(value));
     }
 
+    public ErrorMap ErrorMap => _features.ErrorMap;
+
     /// <summary>Operations sent and not yet answered, timed out or failed.</summary>
     public int InFlight => _inFlight.Count;
 
@@ -123,7 +125,7 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
         Connection? connection = null;
         try
         {
-            using var connectDeadline = new CancellationTokenSource(Timeouts.Cap(settings.ConnectTimeout), settings.Time);
+            using var connectDeadline = new CancellationTokenSource(TimeoutLimit.Cap(settings.ConnectTimeout), settings.Time);
             using var connectTimeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, connectDeadline.Token);
             try
             {
@@ -282,7 +284,7 @@ internal sealed class Connection : IKvConnection, IAsyncDisposable
     }
 
     /// <summary>Removes an in-flight operation whose token was cancelled and completes it as cancelled.</summary>
-    internal void Cancel(OperationBase operation)
+    public void Cancel(OperationBase operation)
     {
         if (!_inFlight.TryRemove(operation))
             return;

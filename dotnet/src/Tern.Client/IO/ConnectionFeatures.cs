@@ -1,4 +1,4 @@
-using Tern.Client.Couchbase;
+using Tern.Client.Protocol;
 
 namespace Tern.Client.IO;
 

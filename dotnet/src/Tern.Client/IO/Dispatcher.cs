@@ -1,6 +1,7 @@
 using Tern.Client.Diagnostics;
 using Tern.Client.Locators;
 using Tern.Client.Operations;
+using Tern.Client.Timing;
 
 namespace Tern.Client.IO;
 

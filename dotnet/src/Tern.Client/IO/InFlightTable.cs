@@ -1,6 +1,7 @@
 using Tern.Client.Diagnostics;
 using Tern.Client.Operations;
 using Tern.Client.Protocol;
+using Tern.Client.Timing;
 
 namespace Tern.Client.IO;
 

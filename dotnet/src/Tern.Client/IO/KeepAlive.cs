@@ -1,3 +1,5 @@
+using Tern.Client.Timing;
+
 namespace Tern.Client.IO;
 
 /// <summary>What a connection's keepalive wants done now.</summary>
@@ -32,8 +34,8 @@ internal sealed class KeepAlive
         _time = time;
         Enabled = interval > TimeSpan.Zero;
         // Capped, so that "as long as it takes" (TimeSpan.MaxValue) does not overflow a timestamp.
-        _interval = time.ToTimestampTicks(Timeouts.Cap(interval));
-        Timeout = Timeouts.Cap(timeout);
+        _interval = time.ToTimestampTicks(TimeoutLimit.Cap(interval));
+        Timeout = TimeoutLimit.Cap(timeout);
         _timeout = time.ToTimestampTicks(Timeout);
         _lastReceived = time.GetTimestamp();
     }

@@ -1,6 +1,7 @@
 using Microsoft.Extensions.Logging;
 using Tern.Client.Exceptions;
 using Tern.Client.Operations;
+using Tern.Client.Timing;
 
 namespace Tern.Client.IO;
 

@@ -1,5 +1,6 @@
 using Microsoft.Extensions.Logging;
 using System.Text;
+using Tern.Client.Timing;
 
 namespace Tern.Client.IO;
 

@@ -7,15 +7,6 @@ namespace Tern.Client.IO;
 /// <summary>Builds timeout errors that say what happened: how long, whether sent, and how busy the connection was.</summary>
 internal static class Timeouts
 {
-    // About 24.8 days: the longest wait every timer, semaphore and CancelAfter accepts.
-    private static readonly TimeSpan Longest = TimeSpan.FromMilliseconds(int.MaxValue);
-
-    /// <summary>
-    /// A timeout every wait accepts: longer ones, such as <see cref="TimeSpan.MaxValue"/> meaning "as
-    /// long as it takes", become the longest such wait instead of overflowing a deadline or a timer.
-    /// </summary>
-    public static TimeSpan Cap(TimeSpan timeout) => timeout > Longest ? Longest : timeout;
-
     public static Exceptions.TimeoutException Expired(OperationBase operation, string endpoint, bool sent, int inFlight, int queued)
     {
         var message =

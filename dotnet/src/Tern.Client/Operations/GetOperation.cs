@@ -40,7 +40,7 @@ public sealed class GetOperation : Operation<GetResult>
         var value = ValueOf(header, body);
         if ((_datatype & Datatype.Snappy) != 0)
         {
-            (_content, _contentLength) = Couchbase.ValueCompression.Decompress(value, Key);
+            (_content, _contentLength) = ValueCompression.Decompress(value, Key);
             _datatype &= ~Datatype.Snappy;
             return;
         }

@@ -8,7 +8,7 @@ namespace Tern.Client.Operations;
 internal struct OperationAttempt
 {
     /// <summary>The connection the request was handed to (null before the first send).</summary>
-    public IO.Connection? Connection;
+    public IOperationCarrier? Connection;
 
     /// <summary>The request's opaque on <see cref="Connection"/>: the key of its in-flight table.</summary>
     public uint Opaque;

@@ -1,7 +1,7 @@
 using System.Buffers;
 using System.Buffers.Binary;
 using System.Diagnostics;
-using Tern.Client.IO;
+using Tern.Client.Timing;
 using Tern.Client.Protocol;
 
 namespace Tern.Client.Operations;
@@ -52,10 +52,10 @@ public abstract class OperationBase : IThreadPoolWorkItem
     internal IRetryStep? RetryStep { get; set; }
 
     /// <summary>The bucket, scope and collection the operation addresses (null for bootstrap requests).</summary>
-    internal Couchbase.Keyspace? Keyspace { get; set; }
+    internal IKeyspaceName? Keyspace { get; set; }
 
     /// <summary>The retries so far and their reasons; null until the first retry.</summary>
-    internal Couchbase.RetryLog? Retries { get; set; }
+    internal RetryLog? Retries { get; set; }
 
     /// <summary>The durability the mutation asked for, for the exception when the server cannot meet it.</summary>
     internal DurabilityLevel Durability { get; set; }
@@ -107,7 +107,7 @@ public abstract class OperationBase : IThreadPoolWorkItem
     /// </summary>
     public void Start(TimeSpan timeout, TimeProvider time, CancellationToken cancellationToken)
     {
-        timeout = Timeouts.Cap(timeout);
+        timeout = TimeoutLimit.Cap(timeout);
         Elapsed = LightweightStopwatch.StartNew(time);
         Timeout = timeout;
         DeadlineTimestamp = Elapsed.TimestampAfter(timeout);
@@ -180,7 +180,7 @@ public abstract class OperationBase : IThreadPoolWorkItem
             body.Slice(0, length).CopyTo(copy);
             framingExtras = copy[..length];
         }
-        if (!Couchbase.FramingExtras.TryReadServerDuration(framingExtras, out var duration))
+        if (!FramingExtras.TryReadServerDuration(framingExtras, out var duration))
             return;
         ServerDuration = duration;
         _activity?.SetTag("db.couchbase.server_duration", duration.TotalMicroseconds);

@@ -11,7 +11,7 @@ public static class StatusErrors
 
     /// <summary>The same, knowing the durability asked for and the keyspace addressed (couchbase://).</summary>
     internal static Exception For(Opcode opcode, ResponseStatus status, string key, bool hadCas,
-        DurabilityLevel durability, Couchbase.Keyspace? keyspace)
+        DurabilityLevel durability, IKeyspaceName? keyspace)
     {
         TernException error = status switch
         {

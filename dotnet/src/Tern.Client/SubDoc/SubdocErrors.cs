@@ -1,4 +1,3 @@
-using Tern.Client.Couchbase;
 using Tern.Client.Exceptions;
 using Tern.Client.Operations;
 using Tern.Client.Protocol;
@@ -16,7 +15,7 @@ internal static class SubdocErrors
     private const ushort LastSubdocStatus = 0xd8;
 
     public static Exception For(Opcode opcode, ResponseStatus status, string key, bool hadCas, DurabilityLevel durability,
-        Keyspace? keyspace, string? path = null, int? index = null)
+        IKeyspaceName? keyspace, string? path = null, int? index = null)
     {
         TernException? error = status switch
         {

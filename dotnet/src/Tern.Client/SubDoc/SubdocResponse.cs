@@ -1,6 +1,7 @@
 using System.Buffers;
 using System.Buffers.Binary;
 using Tern.Client.Exceptions;
+using Tern.Client.Operations;
 using Tern.Client.Protocol;
 
 namespace Tern.Client.SubDoc;
@@ -32,7 +33,7 @@ internal static class SubdocResponse
     public static (byte[] Buffer, int Length) Rent(in FrameHeader header, in ReadOnlySequence<byte> value, string key)
     {
         if (((Datatype)header.Datatype & Datatype.Snappy) != 0)
-            return Couchbase.ValueCompression.Decompress(value, key);
+            return ValueCompression.Decompress(value, key);
         var buffer = ArrayPool<byte>.Shared.Rent(Math.Max((int)value.Length, 1));
         value.CopyTo(buffer);
         return (buffer, (int)value.Length);

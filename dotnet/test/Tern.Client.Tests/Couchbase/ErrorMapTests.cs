@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text;
 using Tern.Client.Couchbase;
+using Tern.Client.Protocol;
 using Tern.Client.Tests.Support;
 
 namespace Tern.Client.Tests.Couchbase;

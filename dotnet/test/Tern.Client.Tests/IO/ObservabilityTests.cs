@@ -97,7 +97,7 @@ public sealed class ObservabilityTests : IDisposable
         var time = new FakeTimeProvider();
         await using var fake = await FakeCluster.StartAsync(new ClusterOptions { TimeProvider = time });
         byte[] tracing = [0x02, 0x00, 0x40]; // server duration frame: id 0, length 2, encoded 64
-        Assert.True(Tern.Client.Couchbase.FramingExtras.TryReadServerDuration(tracing, out var duration));
+        Assert.True(Tern.Client.Protocol.FramingExtras.TryReadServerDuration(tracing, out var duration));
 
         var get = fake.Collection.GetAsync("traced-key").AsTask();
         await fake.Server.RespondAsync((await fake.Server.ReceiveAsync(1))[0], value: "v", framingExtras: tracing);

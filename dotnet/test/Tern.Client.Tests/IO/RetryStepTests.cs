@@ -28,7 +28,7 @@ public class RetryStepTests
         public bool OnResponse(OperationBase operation, in FrameHeader header, in ReadOnlySequence<byte> body)
         {
             var status = (ResponseStatus)header.VBucketOrStatus;
-            Responses.Add((status, operation.Attempts, operation.Attempt.Connection!.InFlight));
+            Responses.Add((status, operation.Attempts, ((Connection)operation.Attempt.Connection!).InFlight));
             return TakeResponse(operation, status);
         }
 

@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using Microsoft.Extensions.Time.Testing;
 using Tern.Client.IO;
+using Tern.Client.Timing;
 
 namespace Tern.Client.Tests.IO;
 

@@ -1,4 +1,5 @@
 using Tern.Client.Couchbase;
+using Tern.Client.Operations;
 
 namespace Tern.Client.Tests.Couchbase.Unit;
 

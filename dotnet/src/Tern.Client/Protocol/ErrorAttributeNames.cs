@@ -1,4 +1,4 @@
-namespace Tern.Client.Couchbase;
+namespace Tern.Client.Protocol;
 
 /// <summary>The error map's spelling of each <see cref="ErrorAttributes"/> flag ("retry-now", "item-only", ...).</summary>
 internal static class ErrorAttributeNames

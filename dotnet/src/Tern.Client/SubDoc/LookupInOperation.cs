@@ -1,9 +1,9 @@
 using System.Buffers;
+using Tern.Client.Operations;
 using Tern.Client.Protocol;
-using Tern.Client.SubDoc;
 using Tern.Client.Transcoders;
 
-namespace Tern.Client.Operations;
+namespace Tern.Client.SubDoc;
 
 /// <summary>
 /// SUBDOC_MULTI_LOOKUP, which every LookupIn is (even of one spec, as the official SDKs send it):

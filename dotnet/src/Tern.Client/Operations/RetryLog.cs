@@ -1,4 +1,4 @@
-namespace Tern.Client.Couchbase;
+namespace Tern.Client.Operations;
 
 /// <summary>
 /// The retries of one operation: how many, and why each happened (error-map names such as

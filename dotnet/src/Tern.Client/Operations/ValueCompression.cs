@@ -1,10 +1,9 @@
 using System.Buffers;
 using Snappier;
 using Tern.Client.Exceptions;
-using Tern.Client.Operations;
 using Tern.Client.Protocol;
 
-namespace Tern.Client.Couchbase;
+namespace Tern.Client.Operations;
 
 /// <summary>
 /// Snappy on the wire (Snappier), when a bucket's connections negotiated it: values of at least

@@ -1,4 +1,4 @@
-namespace Tern.Client.Couchbase;
+namespace Tern.Client.Protocol;
 
 /// <summary>
 /// The attrs of an error-map entry (GET_ERROR_MAP), as flags. The retry step acts on RetryNow,

@@ -1,6 +1,6 @@
 using System.Diagnostics;
 
-namespace Tern.Client.IO;
+namespace Tern.Client.Timing;
 
 /// <summary>
 /// A start timestamp of a <see cref="TimeProvider"/>: the SDK's options' (<see cref="TimeProvider.System"/>

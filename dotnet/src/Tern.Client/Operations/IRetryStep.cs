@@ -1,8 +1,7 @@
 using System.Buffers;
-using Tern.Client.Operations;
 using Tern.Client.Protocol;
 
-namespace Tern.Client.IO;
+namespace Tern.Client.Operations;
 
 /// <summary>
 /// What happens to an operation whose attempt failed: the step may take the operation over (to send

@@ -1,4 +1,4 @@
-namespace Tern.Client.IO;
+namespace Tern.Client.Timing;
 
 /// <summary>
 /// Deadlines as <see cref="TimeProvider"/> timestamps. A timestamp counts in its provider's

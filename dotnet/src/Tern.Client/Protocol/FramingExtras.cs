@@ -1,6 +1,6 @@
 using System.Buffers.Binary;
 
-namespace Tern.Client.Couchbase;
+namespace Tern.Client.Protocol;
 
 /// <summary>
 /// Framing extras of alt-magic frames (0x08 requests, 0x18 responses): a run of frames, each a

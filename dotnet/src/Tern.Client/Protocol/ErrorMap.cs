@@ -2,7 +2,7 @@ using System.Collections.Frozen;
 using System.Globalization;
 using System.Text.Json;
 
-namespace Tern.Client.Couchbase;
+namespace Tern.Client.Protocol;
 
 /// <summary>
 /// A server's error map (GET_ERROR_MAP, version 2): for each status, its name, description and

@@ -1,4 +1,4 @@
-namespace Tern.Client.Couchbase;
+namespace Tern.Client.Protocol;
 
 /// <summary>HELLO (0x1f) feature codes, as u16 on the wire. The numbers are the protocol's; names follow Couchbase's.</summary>
 public enum HelloFeature : ushort
