@@ -10,16 +10,22 @@ const HEIGHT = 150;
 export const COLOURS = { ops: '#1f6fd1', p50: '#2e9d57', p99: '#d9822b' };
 
 const fromZero = (u, min, max) => [0, max > 0 ? max * 1.1 : 1];
+const clock = (u, splits) => splits.map((t) => new Date(t * 1000).toLocaleTimeString('en-GB'));
 
-function plot(target, series) {
+// A uPlot of `series` against time, its y axis named `unit`; a legend only when it has
+// several series (the readouts above name a single one).
+function plot(target, unit, series) {
   return new uPlot(
     {
       width: WIDTH,
       height: HEIGHT,
-      legend: { show: true, live: false },
+      legend: { show: series.length > 1, live: false },
       cursor: { show: false },
       scales: { y: { range: fromZero } },
-      axes: [{}, { size: 64 }],
+      axes: [
+        { values: clock, space: 70, incrs: [1, 2, 5, 10, 15, 30, 60] },
+        { size: 64, label: unit, labelSize: 16 },
+      ],
       series: [{}, ...series.map((s) => ({ width: 2, points: { show: false }, ...s }))],
     },
     [[], ...series.map(() => [])],
@@ -47,8 +53,8 @@ class BucketChart {
           el('span', {}, 'p50 ', this.readouts.p50),
           el('span', {}, 'p99 ', this.readouts.p99))),
       opsArea, latencyArea);
-    this.opsPlot = plot(opsArea, [{ label: 'ops/s', stroke: COLOURS.ops, fill: 'rgba(31,111,209,0.08)' }]);
-    this.latencyPlot = plot(latencyArea, [
+    this.opsPlot = plot(opsArea, 'ops/s', [{ label: 'ops/s', stroke: COLOURS.ops, fill: 'rgba(31,111,209,0.08)' }]);
+    this.latencyPlot = plot(latencyArea, 'ms', [
       { label: 'p50 (ms)', stroke: COLOURS.p50 },
       { label: 'p99 (ms)', stroke: COLOURS.p99 },
     ]);
