@@ -14,11 +14,12 @@ std::string_view path_of(const Command& cmd) {
   return cmd.request.value.empty() ? Command::as_text(cmd.request.key) : cmd.value();
 }
 
-// Answers a lookup: extras are the manifest uid and, for a collection, the id (u32); for a
-// scope, the id too (u32). Unknown ones carry the manifest uid, so clients know how current
-// the answer is.
-Outcome answer_lookup(const Command& cmd, const cluster::PathLookup& lookup) {
-  const cluster::CollectionsManifest& manifest = cmd.bucket().manifest();
+// Answers a lookup in `manifest`: extras are the manifest uid and, for a collection, the id
+// (u32); for a scope, the id too (u32). Unknown ones carry the manifest uid, so clients know
+// how current the answer is. The manifest may change meanwhile: the caller reads it once, so
+// that the uid is the one the lookup was made in.
+Outcome answer_lookup(const Command& cmd, const cluster::CollectionsManifest& manifest,
+                      const cluster::PathLookup& lookup) {
   if (lookup.status != Status::Success) {
     if (lookup.status == Status::UnknownCollection || lookup.status == Status::UnknownScope) {
       cmd.reply.error_with_manifest_uid(lookup.status, manifest.uid());
@@ -43,11 +44,13 @@ Outcome get_collections_manifest(const Command& cmd) {
 }
 
 Outcome get_collection_id(const Command& cmd) {
-  return answer_lookup(cmd, cmd.bucket().manifest().lookup_collection(path_of(cmd)));
+  const cluster::CollectionsManifest& manifest = cmd.bucket().manifest();
+  return answer_lookup(cmd, manifest, manifest.lookup_collection(path_of(cmd)));
 }
 
 Outcome get_scope_id(const Command& cmd) {
-  return answer_lookup(cmd, cmd.bucket().manifest().lookup_scope(path_of(cmd)));
+  const cluster::CollectionsManifest& manifest = cmd.bucket().manifest();
+  return answer_lookup(cmd, manifest, manifest.lookup_scope(path_of(cmd)));
 }
 
 }  // namespace tern::commands

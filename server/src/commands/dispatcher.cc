@@ -144,8 +144,9 @@ Outcome Dispatcher::run(const protocol::Frame& received, Session& session,
       reply.error(refused);
       return Outcome::Continue;
     }
-    if (!bucket->manifest().has_collection(key.collection_id)) {
-      reply.error_with_manifest_uid(Status::UnknownCollection, bucket->manifest().uid());
+    const cluster::CollectionsManifest& manifest = bucket->manifest();  // read once: it may change
+    if (!manifest.has_collection(key.collection_id)) {
+      reply.error_with_manifest_uid(Status::UnknownCollection, manifest.uid());
       return Outcome::Continue;
     }
     engine::VBucket* vbucket = bucket->vbucket(received.vbucket_or_status);

@@ -40,18 +40,6 @@ std::optional<std::string> bucket_name_problem(std::string_view name) {
   return std::nullopt;
 }
 
-std::optional<std::string> scope_or_collection_name_problem(std::string_view name) {
-  if (name.empty() || name.size() > 251) return "must be 1-251 characters long";
-  if (!all_of(name,
-              [](char c) { return is_alphanumeric(c) || c == '_' || c == '%' || c == '-'; })) {
-    return "may contain only A-Z, a-z, 0-9, '_', '%' and '-'";
-  }
-  if ((name.front() == '_' || name.front() == '%') && name != "_default") {
-    return "must not start with '_' or '%' (reserved for the system)";
-  }
-  return std::nullopt;
-}
-
 std::optional<std::string> user_name_problem(std::string_view name) {
   const size_t length = utf8_length(name);
   if (length == 0 || length > 128) return "must be 1-128 characters long";

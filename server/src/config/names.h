@@ -8,14 +8,15 @@
 #include <string>
 #include <string_view>
 
+#include "cluster/collection_names.h"
+
 namespace tern::config {
 
 // 1-100 characters of A-Z a-z 0-9 . _ % -, not starting with '.'.
 std::optional<std::string> bucket_name_problem(std::string_view name);
 
-// 1-251 characters of A-Z a-z 0-9 _ % -, not starting with '_' or '%' (the system's
-// prefixes), except for "_default" itself.
-std::optional<std::string> scope_or_collection_name_problem(std::string_view name);
+// Scope and collection names: the cluster's rule, which creating them over HTTP follows too.
+using cluster::scope_or_collection_name_problem;
 
 // 1-128 characters (UTF-8 code points), none of them a space, a control character or one of
 // ( ) < > @ , ; : \ " / [ ] ? = { } (they would clash with HTTP and SASL syntax).

@@ -6,14 +6,21 @@
 //
 // Layers, as in Couchbase's data service: Bucket -> VBucket -> hash table (Engine).
 //
-// Thread-safe. The manifest is fixed at start-up; the cluster map may be replaced at any
-// time by an administrator (SET_CLUSTER_CONFIG), and readers keep the map they loaded.
+// Thread-safe. Scopes and collections change while requests run (create_scope() and the
+// rest, from the management port): requests read the manifest lock-free, and a dropped
+// collection's documents are purged in the background. The cluster map may be replaced at
+// any time by an administrator (SET_CLUSTER_CONFIG), and readers keep the map they loaded.
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "cluster/cluster_map.h"
 #include "cluster/collections_manifest.h"
@@ -26,6 +33,9 @@
 #include "storage/store.h"
 
 namespace tern::engine {
+
+using cluster::ManifestChange;
+using cluster::ManifestError;
 
 class Bucket {
  public:
@@ -41,7 +51,41 @@ class Bucket {
   executor::OwnerId executor_owner() const { return owner_; }
 
   Engine& documents() { return documents_; }
-  const cluster::CollectionsManifest& manifest() const { return manifest_; }
+
+  // The collections manifest now: one atomic load, no lock and no allocation (every keyed
+  // request reads it). The reference stays valid for the bucket's life, even once a change
+  // replaced the manifest: every manifest the bucket had is kept until it is destroyed.
+  // They are small (names and ids) and change only when an administrator edits them, so
+  // that costs little, and spares readers any reference counting. A caller that reads it
+  // twice may see two manifests: read it once per request.
+  const cluster::CollectionsManifest& manifest() const {
+    return *manifest_.load(std::memory_order_acquire);
+  }
+
+  // Changes to scopes and collections, as the management port makes them. Each builds the
+  // next manifest (CollectionsManifest::with_scope() and the rest: their rules and errors),
+  // publishes it, and answers the new uid; a refused one changes nothing and answers the
+  // error. Changes are serialised, and each calls the manifest listener before returning.
+  // A collection created is usable at once; a dropped one (or a dropped scope's) answers
+  // UnknownCollection at once, and its documents are purged from memory and disk by a
+  // background task. max_ttl_seconds: the collection's maxTTL (none: the bucket's applies).
+  ManifestChange create_scope(std::string_view name);
+  ManifestChange drop_scope(std::string_view name);
+  ManifestChange create_collection(std::string_view scope, std::string_view name,
+                                   std::optional<uint32_t> max_ttl_seconds);
+  ManifestChange drop_collection(std::string_view scope, std::string_view name);
+
+  // Puts `manifest` in place of the current one, as it is (its uid and next ids too): at
+  // start-up, from the state file, before the bucket serves and before its warmup starts
+  // (warmup drops what the manifest lacks, see warmup.h). Collections the current manifest
+  // has and `manifest` lacks are purged as dropped ones are. Does not call the listener.
+  void replace_manifest(cluster::CollectionsManifest manifest);
+
+  // Called after each change made by the four methods above, with the new manifest already
+  // published and before the purge of anything it dropped begins, on the thread that made the
+  // change and under the writers' lock (listeners see the changes one at a time, in order).
+  // It must not change the manifest itself. Set it before changes are made.
+  void set_manifest_listener(std::function<void(Bucket&)> listener);
 
   // The vbucket with this id, or nullptr if there is no such vbucket (id >= kVBucketCount).
   VBucket* vbucket(uint16_t id) { return id < cluster::kVBucketCount ? &vbuckets_[id] : nullptr; }
@@ -76,8 +120,19 @@ class Bucket {
   const std::string uuid_;
   const executor::OwnerId owner_;
   const Clock& clock_;  // the persistence's tasks time their waits with it
+  // Builds the next manifest with `edit`, publishes it and tells the listener.
+  ManifestChange change_manifest(
+      const std::function<cluster::ManifestEdit(const cluster::CollectionsManifest&)>& edit);
+  // Publishes `next`; the caller holds manifest_mutex_.
+  void publish(cluster::CollectionsManifest next);
+
   Engine documents_;
-  const cluster::CollectionsManifest manifest_;
+  std::mutex manifest_mutex_;  // serialises the writers of the manifest
+  // Every manifest the bucket had, the current one last (see manifest()); guarded by
+  // manifest_mutex_.
+  std::vector<std::unique_ptr<const cluster::CollectionsManifest>> manifests_;
+  std::atomic<const cluster::CollectionsManifest*> manifest_;
+  std::function<void(Bucket&)> manifest_listener_;  // guarded by manifest_mutex_
   std::unique_ptr<VBucket[]> vbuckets_;
   mutable std::mutex map_mutex_;  // guards the pointer, not the map: readers share the map
   std::shared_ptr<const cluster::ClusterMap> map_;
