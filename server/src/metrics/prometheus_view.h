@@ -1,0 +1,52 @@
+#pragma once
+// The Prometheus view of the table: the text exposition format, version 0.0.4
+// (https://prometheus.io/docs/instrumenting/exposition_formats/). Values are grouped by
+// metric family, each family once with its # HELP and # TYPE lines, whatever order the
+// owners collect in (every bucket's kv_ops together). Each sample's labels are the
+// collector's (bucket="..."), then the statistic's own (op="get"); label values and help
+// text are escaped. Values in a unit below the base unit are shown scaled (nanoseconds as
+// seconds). Histograms go out as cumulative _bucket{le="..."} lines, _sum and _count.
+// STAT-only statistics and text values are not shown.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "metrics/collector.h"
+
+namespace tern::metrics {
+
+// The Content-Type of the format.
+inline constexpr std::string_view kPrometheusContentType = "text/plain; version=0.0.4";
+
+class PrometheusView final : public Collector {
+ public:
+  void add(const StatDef& stat, uint64_t value) override;
+  void add_text(const StatDef&, std::string_view) override {}
+  void add_histogram(const StatDef& stat, const HistogramSnapshot& histogram) override;
+  bool wants(const StatDef& stat) const override { return stat.in_prometheus(); }
+
+  // The exposition of everything collected so far.
+  std::string text() const;
+
+ private:
+  struct Family {
+    std::string_view name;
+    const StatDef* first;  // its help and type
+    std::string samples;
+  };
+  Family& family(const StatDef& stat);
+  // Appends `name{labels}` (with `le` last when not empty) to `out`.
+  void append_series(std::string& out, std::string_view name, std::string_view suffix,
+                     const StatDef& stat, std::string_view le) const;
+
+  std::vector<Family> families_;
+  std::unordered_map<std::string_view, size_t> index_;
+};
+
+// Escapes a label value: backslash, double quote and newline.
+void append_label_value(std::string& out, std::string_view value);
+
+}  // namespace tern::metrics
