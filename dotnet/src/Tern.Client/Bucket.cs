@@ -2,6 +2,7 @@ using System.Collections.Concurrent;
 using Tern.Client.Couchbase;
 using Tern.Client.Exceptions;
 using Tern.Client.IO;
+using Tern.Client.Management;
 
 namespace Tern.Client;
 
@@ -19,21 +20,26 @@ public sealed class Bucket
     private readonly Dispatcher? _classic;
     private readonly ConcurrentDictionary<string, Scope> _scopes = new(StringComparer.Ordinal);
 
-    internal Bucket(string name, Dispatcher classic, ClusterOptions options)
+    internal Bucket(string name, Dispatcher classic, ClusterOptions options, ManagementClient management)
     {
         Name = name;
         _classic = classic;
         _options = options;
+        Collections = new CollectionManager(management, name, null);
     }
 
-    internal Bucket(BucketTopology topology, ClusterOptions options)
+    internal Bucket(BucketTopology topology, ClusterOptions options, ManagementClient management)
     {
         Name = topology.Name;
         _topology = topology;
         _options = options;
+        Collections = new CollectionManager(management, topology.Name, topology);
     }
 
     public string Name { get; }
+
+    /// <summary>Creates, lists and drops the bucket's scopes and collections over the management port (couchbase:// only).</summary>
+    public ICollectionManager Collections { get; }
 
     /// <summary>The default collection (`_default._default`, id 0).</summary>
     public Collection DefaultCollection() => DefaultScope().Collection(CollectionNames.DefaultCollection);

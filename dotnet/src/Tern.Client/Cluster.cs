@@ -4,6 +4,7 @@ using Tern.Client.Couchbase;
 using Tern.Client.Exceptions;
 using Tern.Client.IO;
 using Tern.Client.Locators;
+using Tern.Client.Management;
 
 namespace Tern.Client;
 
@@ -22,6 +23,7 @@ public sealed class Cluster : IAsyncDisposable
     private readonly Dispatcher? _classic;
     private readonly CouchbaseCredentials? _credentials;
     private readonly ConcurrentBag<BucketTopology> _topologies = new();
+    private readonly ManagementClient _management;
     private volatile bool _disposed;
 
     private Cluster(ClusterOptions options, ConnectionString connectionString, ConnectionSettings settings, OrphanReporter orphans,
@@ -35,9 +37,14 @@ public sealed class Cluster : IAsyncDisposable
         _credentials = credentials;
         if (locator is not null)
             _classic = new Dispatcher(nodes, locator, options.TimeProvider);
+        _management = new ManagementClient(options, FindManagementAsync);
+        Buckets = new BucketManager(_management);
     }
 
     public ClusterOptions Options { get; }
+
+    /// <summary>Creates, changes, lists, flushes and drops buckets over the management port (couchbase:// only).</summary>
+    public IBucketManager Buckets { get; }
 
     /// <summary>
     /// memcached:// and tern://: connects to every node; succeeds when at least one answers, the
@@ -98,10 +105,7 @@ public sealed class Cluster : IAsyncDisposable
         if (string.IsNullOrEmpty(options.UserName) || options.Password is null)
             throw new InvalidArgumentException("couchbase:// needs credentials: set ClusterOptions.UserName and ClusterOptions.Password");
         var credentials = new CouchbaseCredentials(options.UserName, options.Password, options.EnablePlainAuthentication);
-        var probe = settings with
-        {
-            Initializers = [new CouchbaseBootstrap(credentials, null, options.ConnectTimeout) { WithoutSnappy = !options.EnableCompression }],
-        };
+        var probe = ProbeSettings(settings, credentials, options);
         var failures = new List<Exception>();
         foreach (var (host, port) in parsed.Nodes)
         {
@@ -132,6 +136,23 @@ public sealed class Cluster : IAsyncDisposable
             string.Join("; ", failures.Select(f => f.Message)), null, failures[0]);
     }
 
+    /// <summary>A connection that authenticates and selects no bucket.</summary>
+    private static ConnectionSettings ProbeSettings(ConnectionSettings settings, CouchbaseCredentials credentials, ClusterOptions options) =>
+        settings with
+        {
+            Initializers = [new CouchbaseBootstrap(credentials, null, options.ConnectTimeout) { WithoutSnappy = !options.EnableCompression }],
+        };
+
+    private Task<ManagementEndpointFinder.Found> FindManagementAsync(CancellationToken cancellationToken)
+    {
+        if (_credentials is null)
+            return Task.FromResult(new ManagementEndpointFinder.Found([],
+                $"{_connectionString.Scheme}:// has no management service; use couchbase://"));
+        var finder = new ManagementEndpointFinder(() => _topologies, _connectionString.Nodes,
+            ProbeSettings(_settings, _credentials, Options), Options.KvTimeout);
+        return finder.FindAsync(cancellationToken);
+    }
+
     /// <summary>A bucket handle (the same one for the same name). Over couchbase:// it starts opening now, in the background.</summary>
     public Bucket Bucket(string name)
     {
@@ -157,11 +178,11 @@ public sealed class Cluster : IAsyncDisposable
     private Bucket OpenBucket(string name)
     {
         if (_credentials is null)
-            return new Bucket(name, _classic!, Options);
+            return new Bucket(name, _classic!, Options, _management);
         var topology = new BucketTopology(name, _connectionString.Nodes, Options, _settings, _credentials);
         _topologies.Add(topology);
         topology.Start();
-        return new Bucket(topology, Options);
+        return new Bucket(topology, Options, _management);
     }
 
     /// <summary>Orphaned responses (arrived after their operation timed out) since the cluster was created.</summary>
@@ -182,6 +203,7 @@ public sealed class Cluster : IAsyncDisposable
             await topology.DisposeAsync().ConfigureAwait(false);
         foreach (var node in _nodes)
             await node.DisposeAsync().ConfigureAwait(false);
+        _management.Dispose();
         _orphans.Dispose();
     }
 }

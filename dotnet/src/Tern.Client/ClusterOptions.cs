@@ -19,6 +19,9 @@ public sealed record ClusterOptions
 
     public TimeSpan ConnectTimeout { get; init; } = TimeSpan.FromSeconds(5);
 
+    /// <summary>Default timeout of a bucket or collection manager call (management port), as the official SDKs.</summary>
+    public TimeSpan ManagementTimeout { get; init; } = TimeSpan.FromSeconds(75);
+
     /// <summary>Connections opened to each node at start and kept open (reconnected with backoff).</summary>
     public int MinConnectionsPerNode { get; init; } = 1;
 

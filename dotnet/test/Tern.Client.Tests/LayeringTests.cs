@@ -16,6 +16,7 @@ public partial class LayeringTests
     private static readonly string[] Layers =
     [
         "Exceptions", "Timing", "Protocol", "Diagnostics", "Transcoders", "Locators", "Operations", "SubDoc", "IO", "Couchbase",
+        "Management",
     ];
 
     [Fact]

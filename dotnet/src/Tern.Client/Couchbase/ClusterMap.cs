@@ -17,8 +17,9 @@ public sealed class ClusterMap
     private readonly string[] _capabilities;
 
     private ClusterMap(long epoch, long revision, string? bucketName, string? bucketUuid,
-        ClusterNode[] nodes, short[] activeNodes, string[] capabilities)
+        ClusterNode[] nodes, short[] activeNodes, string[] capabilities, ManagementEndpoint[] management)
     {
+        Management = management;
         Epoch = epoch;
         Revision = revision;
         BucketName = bucketName;
@@ -40,6 +41,9 @@ public sealed class ClusterMap
 
     /// <summary>The data-service nodes, in the order of vBucketServerMap.serverList: vbucket map entries index into it.</summary>
     public IReadOnlyList<ClusterNode> Nodes { get; }
+
+    /// <summary>The nodes whose management (HTTP) port answers, as the map lists them; empty: the service is not available.</summary>
+    public IReadOnlyList<ManagementEndpoint> Management { get; }
 
     /// <summary>The number of vbuckets, a power of two (1024 on a Couchbase Server).</summary>
     public int VBucketCount => _activeNodes.Length;
@@ -90,7 +94,8 @@ public sealed class ClusterMap
                 && (hash.ValueKind != JsonValueKind.String || hash.GetString() != "CRC"))
                 throw new FormatException($"the cluster map's hashAlgorithm is {hash.GetRawText()}, not \"CRC\"");
 
-            var nodes = ReadServerList(serverMap, UnbracketedHost(seedHost));
+            var host = UnbracketedHost(seedHost);
+            var nodes = ReadServerList(serverMap, host);
             return new ClusterMap(
                 OptionalLong(root, "revEpoch"),
                 OptionalLong(root, "rev"),
@@ -98,7 +103,8 @@ public sealed class ClusterMap
                 OptionalString(root, "uuid"),
                 nodes,
                 ReadActiveNodes(serverMap, nodes.Length),
-                ReadCapabilities(root));
+                ReadCapabilities(root),
+                ManagementEndpoints.Read(root, host));
         }
     }
 
@@ -213,6 +219,6 @@ public sealed class ClusterMap
     }
 
     // A seed given as "[::1]" is stored as "::1", like every other IPv6 host.
-    private static string UnbracketedHost(string host) =>
+    internal static string UnbracketedHost(string host) =>
         host.Length > 2 && host[0] == '[' && host[^1] == ']' ? host[1..^1] : host;
 }

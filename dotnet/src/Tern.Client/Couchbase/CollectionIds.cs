@@ -43,6 +43,14 @@ internal sealed class CollectionIds(BucketTopology topology)
     /// <summary>Forgets a cached id (after UnknownCollection), so the next resolve asks the server.</summary>
     public void Forget(string scope, string collection) => _ids.TryRemove($"{scope}.{collection}", out _);
 
+    /// <summary>Forgets the cached ids of every collection of <paramref name="scope"/> (after the scope was dropped).</summary>
+    public void ForgetScope(string scope)
+    {
+        // Names cannot contain '.', so the prefix matches this scope's collections only.
+        foreach (var path in _ids.Keys.Where(path => path.StartsWith(scope + ".", StringComparison.Ordinal)))
+            _ids.TryRemove(path, out _);
+    }
+
     private async Task<uint> LookUpAsync(string scope, string collection)
     {
         var timeout = topology.Options.KvTimeout;

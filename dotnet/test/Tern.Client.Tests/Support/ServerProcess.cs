@@ -286,7 +286,8 @@ public sealed partial class ServerProcess : IAsyncDisposable
         return false;
     }
 
-    private static int FreePort()
+    /// <summary>A port nothing listens on at the moment (another process may take it later).</summary>
+    internal static int FreePort()
     {
         var listener = new TcpListener(IPAddress.Loopback, 0);
         listener.Start();
