@@ -32,17 +32,38 @@ public sealed class CommandContext(CliArguments args, Target target, Stream outp
     {
         if (_collection is not null)
             return _collection;
+        var cluster = await ConnectClusterAsync().ConfigureAwait(false);
+        var bucket = await cluster.BucketAsync(Target.Bucket).ConfigureAwait(false);
+        return _collection = bucket.Scope(Target.Scope).Collection(Target.Collection);
+    }
+
+    /// <summary>
+    /// Connects for a management command (couchbase:// only) and starts opening the target's
+    /// bucket: the management port is found in a cluster map, and a server that gives no map
+    /// without a bucket (ternd) gives that bucket's. Manager calls wait up to `--timeout`, else
+    /// the SDK's management timeout: creating, flushing or dropping a bucket can take a while.
+    /// </summary>
+    public async Task<Bucket> ConnectForManagementAsync(string what)
+    {
+        if (!Server.IsCouchbase)
+            throw new UsageException($"{what} needs a couchbase:// server (the management port); {Server.Scheme}:// has none");
+        var cluster = await ConnectClusterAsync().ConfigureAwait(false);
+        return cluster.Bucket(Target.Bucket);
+    }
+
+    /// <summary>The cluster handle, connected on first use (authenticating over couchbase://).</summary>
+    public async Task<Cluster> ConnectClusterAsync()
+    {
         var options = new ClusterOptions
         {
             KvTimeout = Timeout,
             ConnectTimeout = Timeout,
+            ManagementTimeout = Args.Option("timeout") is null ? new ClusterOptions().ManagementTimeout : Timeout,
             MaxConnectionsPerNode = 1,
             UserName = Target.User,
             Password = Target.Password,
         };
-        _cluster ??= await Cluster.ConnectAsync(Server.ConnectionString, options).ConfigureAwait(false);
-        var bucket = await _cluster.BucketAsync(Target.Bucket).ConfigureAwait(false);
-        return _collection = bucket.Scope(Target.Scope).Collection(Target.Collection);
+        return _cluster ??= await Cluster.ConnectAsync(Server.ConnectionString, options).ConfigureAwait(false);
     }
 
     public void WriteLine(string text)

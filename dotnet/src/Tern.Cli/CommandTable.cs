@@ -15,6 +15,8 @@ public static class CommandTable
         ["touch"] = KeyValueCommands.TouchAsync,
         ["stats"] = StatsCommand.RunAsync,
         ["bench"] = BenchCommand.RunAsync,
+        ["bucket"] = BucketCommands.RunAsync,
+        ["collection"] = CollectionCommands.RunAsync,
     };
 
     public static Func<CommandContext, Task<int>> Find(string name) =>

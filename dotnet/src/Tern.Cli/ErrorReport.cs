@@ -16,13 +16,20 @@ public static class ErrorReport
         if (Find<AuthenticationFailureException>(error) is { } authentication)
             return ($"{authentication.Message} — check -u and -p (or $TERN_USER and $TERN_PASSWORD)", ExitCodes.AuthenticationFailed);
         if (Find<BucketNotFoundException>(error) is { } bucket)
-            return ($"{server}: bucket '{bucket.BucketName}' does not exist, or user '{target?.User}' may not use it — check --bucket",
+            return ($"{server}: bucket '{bucket.BucketName}' does not exist, or user '{target?.User}' may not use it — " +
+                (bucket.BucketName == target?.Bucket ? "check --bucket" : "check the name (tern bucket list)"),
                 ExitCodes.NoSuchBucketOrCollection);
         if (Find<CollectionNotFoundException>(error) is { } collection)
             return ($"{server}: collection '{collection.ScopeName}.{collection.CollectionName}' does not exist in bucket " +
-                $"'{target?.Bucket}' — check --collection (SCOPE.COLLECTION)", ExitCodes.NoSuchBucketOrCollection);
+                $"'{target?.Bucket}' — check --collection (SCOPE.COLLECTION), or list them with `tern collection list`",
+                ExitCodes.NoSuchBucketOrCollection);
+        if (Find<ScopeNotFoundException>(error) is { } scope)
+            return ($"{server}: scope '{scope.ScopeName}' does not exist in bucket '{target?.Bucket}' — list them with `tern collection list`",
+                ExitCodes.NoSuchBucketOrCollection);
         switch (error)
         {
+            case ServiceNotAvailableException unavailable:
+                return ($"{server}: {unavailable.Message}", ExitCodes.ServiceNotAvailable);
             case UsageException usage:
                 return (usage.Message + " (see `tern --help`)", ExitCodes.Usage);
             case InvalidArgumentException invalid:

@@ -17,6 +17,9 @@ public static class ExitCodes
     /// <summary>couchbase://: the server refused the user name or password.</summary>
     public const int AuthenticationFailed = 4;
 
-    /// <summary>couchbase://: the bucket or the collection does not exist, or the user may not use it.</summary>
+    /// <summary>couchbase://: the bucket, scope or collection does not exist, or the user may not use it.</summary>
     public const int NoSuchBucketOrCollection = 5;
+
+    /// <summary>couchbase://: the bucket and collection commands found no management port (ternd --mgmt-port none).</summary>
+    public const int ServiceNotAvailable = 6;
 }

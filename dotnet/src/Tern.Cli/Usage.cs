@@ -20,6 +20,18 @@ public static class Usage
                                            quick throughput and latency check
                                            (upsert, then get; mean, p50, p99, max)
 
+        management (couchbase:// only; over the server's management port):
+          bucket list                      every bucket: type, RAM quota, flush, max TTL...
+          bucket create NAME [--type couchbase|ephemeral|memcached] [--ram-mb N] [--flush]
+                 [--max-ttl S] [--eviction valueOnly|fullEviction|noEviction|notRecentlyUsed]
+                 [--durability none|majority|majorityAndPersistToActive|persistToMajority]
+          bucket drop NAME                 drop the bucket and its documents
+          bucket flush NAME                remove every document (the bucket needs --flush)
+          collection list                  the scopes and collections of --bucket
+          collection create SCOPE[.COLL] [--max-ttl S]
+                                           create a scope, or a collection (and its scope)
+          collection drop SCOPE[.COLL]     drop a collection, or a scope with its collections
+
         options:
           --server HOST:PORT   the server (default {ServerAddress.Default}, or $TERN_SERVER)
           --server URL         a connection string: couchbase://HOST[:PORT] (logs in; buckets and
@@ -33,11 +45,13 @@ public static class Usage
           --collection SCOPE.COLL
                                the collection, e.g. app.users (default _default._default;
                                others need couchbase://)
-          --timeout SECONDS    per-operation and connect timeout (default 2.5)
+          --timeout SECONDS    per-operation and connect timeout (default 2.5; management
+                               commands wait up to 75 s unless it is given)
 
         exit codes: 0 success, 1 the server refused (e.g. not found), 2 bad command line,
                     3 server unreachable, connection lost or timed out,
                     4 authentication failed (wrong user or password),
-                    5 no such bucket or collection (or the user may not use it)
+                    5 no such bucket, scope or collection (or the user may not use it),
+                    6 no management port (ternd --mgmt-port none)
         """;
 }

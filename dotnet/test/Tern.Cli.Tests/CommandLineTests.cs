@@ -65,7 +65,7 @@ public sealed class CommandLineTests
     }
 
     /// <summary>A bound socket that never listens keeps its port reserved and refuses connections.</summary>
-    private static Socket RefusingPort(out int port)
+    internal static Socket RefusingPort(out int port)
     {
         var reserved = new Socket(SocketType.Stream, ProtocolType.Tcp);
         reserved.Bind(new IPEndPoint(IPAddress.Loopback, 0));

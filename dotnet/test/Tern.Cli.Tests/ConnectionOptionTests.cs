@@ -121,7 +121,7 @@ public sealed class ConnectionOptionTests
                  {
                      "couchbase://HOST[:PORT]", "-u, --user USER", "-p, --password PASSWORD", "$TERN_PASSWORD",
                      "out of `ps`", "--bucket NAME", "--collection SCOPE.COLL", "4 authentication failed",
-                     "5 no such bucket or collection",
+                     "5 no such bucket, scope or collection",
                  })
             Assert.Contains(expected, run.Output);
     }
