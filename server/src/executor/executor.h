@@ -9,6 +9,7 @@
 // task's run(), except unregister() for the running task's own owner (it would wait for
 // itself). ExecutorPool's methods are thread-safe; ManualExecutor's are single-threaded.
 
+#include <array>
 #include <memory>
 #include <string>
 
@@ -49,6 +50,8 @@ class Executor {
   virtual std::string tasks_json() = 0;
   // For STAT workers: {"reader":{"threads":N,"running":M},"writer":...,"auxio":...,"nonio":...}
   virtual std::string workers_json() = 0;
+  // What the tasks of each type cost so far, indexed by TaskType (for /metrics).
+  virtual std::array<TaskTypeTotals, kTaskTypeCount> task_totals() const = 0;
 };
 
 }  // namespace tern::executor

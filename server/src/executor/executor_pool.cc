@@ -22,7 +22,7 @@ ExecutorPool::ExecutorPool(PoolConfig config)
     : table_(SystemClock::instance(), [this](const std::shared_ptr<Task>& task) { dispatch(task); }) {
   auto run = [this](const std::shared_ptr<Task>& task) {
     Request finished{.kind = Request::Kind::Finished};
-    finished.again = run_once(*task, steady_us);
+    finished.again = run_once(*task, steady_us, &totals_);
     finished.id = task->id();
     inbox_.post(std::move(finished));
   };
@@ -144,6 +144,10 @@ std::string ExecutorPool::tasks_json() {
   std::string json;
   post_and_wait({.kind = Request::Kind::TasksJson, .text = &json});
   return json;
+}
+
+std::array<TaskTypeTotals, kTaskTypeCount> ExecutorPool::task_totals() const {
+  return totals_of(totals_);
 }
 
 std::string ExecutorPool::workers_json() {

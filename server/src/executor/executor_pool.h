@@ -41,6 +41,7 @@ class ExecutorPool final : public Executor {
   void barrier() override;
   std::string tasks_json() override;
   std::string workers_json() override;
+  std::array<TaskTypeTotals, kTaskTypeCount> task_totals() const override;
 
  private:
   void schedule_loop();
@@ -51,6 +52,7 @@ class ExecutorPool final : public Executor {
 
   RequestInbox inbox_;
   std::atomic<TaskId> next_id_{1};
+  TaskTypeCounterSet totals_;  // before the workers, who add to it
   std::array<std::unique_ptr<WorkerGroup>, kTaskTypeCount> workers_;
 
   // Owned by the scheduler thread.

@@ -25,7 +25,7 @@ size_t ManualExecutor::run_ready() {
     std::shared_ptr<Task> task = std::move(ready_.front());
     ready_.pop_front();
     const uint64_t runs_before = task->run_count();
-    const bool again = run_once(*task, now_us);
+    const bool again = run_once(*task, now_us, &totals_);
     runs += task->run_count() - runs_before;
     table_.finished(task->id(), again);
   }
@@ -54,6 +54,10 @@ bool ManualExecutor::snooze_and_wait(TaskId id, double seconds) {
 void ManualExecutor::unregister(OwnerId owner) { table_.cancel_owner(owner); }
 
 std::string ManualExecutor::tasks_json() { return table_.tasks_json(); }
+
+std::array<TaskTypeTotals, kTaskTypeCount> ManualExecutor::task_totals() const {
+  return totals_of(totals_);
+}
 
 std::string ManualExecutor::workers_json() {
   std::array<WorkerCounts, kTaskTypeCount> counts;

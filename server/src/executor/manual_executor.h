@@ -37,11 +37,13 @@ class ManualExecutor final : public Executor {
   std::string tasks_json() override;
   // Reports one thread per type: run_ready()'s caller.
   std::string workers_json() override;
+  std::array<TaskTypeTotals, kTaskTypeCount> task_totals() const override;
 
  private:
   ManualClock& clock_;
   TaskId next_id_ = 1;
   std::deque<std::shared_ptr<Task>> ready_;
+  TaskTypeCounterSet totals_;
   TaskTable table_;
 };
 

@@ -50,6 +50,26 @@ TEST_F(ManualExecutorTest, ScheduledTaskRunsAtOnceAndEndsWhenRunSaysSo) {
   EXPECT_EQ(executor_.run_ready(), 0u);
 }
 
+// /metrics shows what each task type cost: runs, run time, and the wait from a run's
+// waketime to its start (a task due while the workers are busy waits).
+TEST_F(ManualExecutorTest, TaskTotalsCountRunsRunTimeAndWaitByType) {
+  auto task = std::make_shared<LambdaTask>(
+      [this](LambdaTask&) {
+        clock_.advance_ms(40);
+        return false;
+      },
+      TaskType::Writer);
+  executor_.schedule(task, 1.0);
+  clock_.advance_seconds(3);  // due after 1 s, started after 3 s
+  EXPECT_EQ(executor_.run_ready(), 1u);
+  const auto totals = executor_.task_totals();
+  const TaskTypeTotals& writer = totals[static_cast<size_t>(TaskType::Writer)];
+  EXPECT_EQ(writer.runs, 1u);
+  EXPECT_EQ(writer.runtime_us, 40'000u);
+  EXPECT_EQ(writer.wait_us, 2'000'000u);
+  EXPECT_EQ(totals[static_cast<size_t>(TaskType::NonIO)].runs, 0u);
+}
+
 TEST_F(ManualExecutorTest, TaskReturningTrueWithoutSnoozeRunsAgainNextRound) {
   auto task = std::make_shared<LambdaTask>(run_forever_at_once);
   executor_.schedule(task);

@@ -2,6 +2,7 @@
 // A unit of background work run by an Executor: a pager, a flusher, a compactor.
 // Subclasses implement run(); the executor decides when and on which worker it runs.
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -27,6 +28,36 @@ std::string_view task_state_name(TaskState state);
 // can be removed at once. Opaque to the executor: a bucket may pass its address.
 using OwnerId = uint64_t;
 inline constexpr OwnerId kServerOwner = 0;
+
+// What the tasks of one type cost, since the executor started (tasks that ended included).
+struct TaskTypeTotals {
+  uint64_t runs = 0;
+  uint64_t runtime_us = 0;
+  // From each run's waketime (when it was due, or woken) to its start: the wait for a worker.
+  uint64_t wait_us = 0;
+};
+
+// The same, kept by an executor as its workers run tasks. Thread-safe.
+class TaskTypeCounters {
+ public:
+  void add(uint64_t runtime_us, uint64_t wait_us) {
+    runs_.fetch_add(1, std::memory_order_relaxed);
+    runtime_us_.fetch_add(runtime_us, std::memory_order_relaxed);
+    wait_us_.fetch_add(wait_us, std::memory_order_relaxed);
+  }
+  TaskTypeTotals totals() const {
+    return {.runs = runs_.load(std::memory_order_relaxed),
+            .runtime_us = runtime_us_.load(std::memory_order_relaxed),
+            .wait_us = wait_us_.load(std::memory_order_relaxed)};
+  }
+
+ private:
+  std::atomic<uint64_t> runs_{0};
+  std::atomic<uint64_t> runtime_us_{0};
+  std::atomic<uint64_t> wait_us_{0};
+};
+using TaskTypeCounterSet = std::array<TaskTypeCounters, kTaskTypeCount>;
+std::array<TaskTypeTotals, kTaskTypeCount> totals_of(const TaskTypeCounterSet& counters);
 
 // Handed out by schedule(); never 0 and never reused within one executor.
 using TaskId = uint64_t;
@@ -71,7 +102,8 @@ class Task {
 
  private:
   friend class TaskTable;
-  friend bool run_once(Task& task, const std::function<int64_t()>& now_us);
+  friend bool run_once(Task& task, const std::function<int64_t()>& now_us,
+                       TaskTypeCounterSet* totals);
 
   const TaskType type_;
   const std::string description_;
@@ -93,9 +125,11 @@ class Task {
 // The steady-clock waketime `seconds` after now_ms (kNeverMs for kForever or overflow).
 int64_t waketime_after(int64_t now_ms, double seconds);
 
-// Runs the task once on this thread (unless it was cancelled: then returns false at once), records its runtime (measured with now_us) in the
-// task's stats and logs the run if it was slow. Returns run()'s answer; an exception thrown
-// by run() is logged and ends the task.
-bool run_once(Task& task, const std::function<int64_t()>& now_us);
+// Runs the task once on this thread (unless it was cancelled: then returns false at once), records
+// its runtime (measured with now_us) in the task's stats, and its runtime and wait since its
+// waketime in `totals` (if given) under its type, and logs the run if it was slow. Returns run()'s
+// answer; an exception thrown by run() is logged and ends the task.
+bool run_once(Task& task, const std::function<int64_t()>& now_us,
+              TaskTypeCounterSet* totals = nullptr);
 
 }  // namespace tern::executor
