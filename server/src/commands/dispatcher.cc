@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands/command.h"
+#include "commands/command_results.h"
 #include "commands/command_table.h"
 #include "commands/node.h"
 #include "commands/parked_request.h"
@@ -88,6 +89,24 @@ Status inflate_value(protocol::Frame& request, Session& session, size_t max_item
   return Status::Success;
 }
 
+// What a document command does to its collection, for kv_collection_ops.
+metrics::CollectionOp collection_op(const CommandSpec& spec) {
+  if (spec.opcode == Opcode::Delete) return metrics::CollectionOp::Delete;
+  return spec.is_mutation ? metrics::CollectionOp::Store : metrics::CollectionOp::Get;
+}
+
+// Counts an answered request in its bucket's command statistics (a parked one counts when it
+// runs again and answers; a durable write answered later by its waiter is not counted). An
+// unknown opcode is not counted: they would all be shown as one, "UNKNOWN".
+void record_command(uint8_t opcode, const Session& session, std::span<const uint8_t> answers,
+                    Outcome outcome, int64_t received_ns) {
+  if (outcome == Outcome::WouldBlock || session.bucket == nullptr) return;
+  if (find_command(protocol::loud_variant(static_cast<Opcode>(opcode))) == nullptr) return;
+  const int64_t elapsed = steady_ns() - received_ns;
+  session.bucket->command_stats().record(opcode, elapsed > 0 ? static_cast<uint64_t>(elapsed) : 0,
+                                         static_cast<size_t>(command_result(answers)));
+}
+
 }  // namespace
 
 Dispatcher::Dispatcher(Node& node) : node_(node) {}
@@ -96,9 +115,13 @@ void Dispatcher::add_stat_provider(StatProvider& provider) { providers_.push_bac
 
 Outcome Dispatcher::execute(const protocol::Frame& received, Session& session,
                             std::vector<uint8_t>& out) {
-  ReplyContext context{.features = session.features};
-  if (session.features.has(Feature::Tracing)) context.received_ns = steady_ns();
-  return run(received, session, out, context);
+  // Every request is timed, for its bucket's latency histogram (and the Tracing frame).
+  ReplyContext context{.features = session.features, .received_ns = steady_ns()};
+  const size_t answered = out.size();
+  const Outcome outcome = run(received, session, out, context);
+  record_command(received.opcode, session, std::span(out).subspan(answered), outcome,
+                 context.received_ns);
+  return outcome;
 }
 
 Outcome Dispatcher::execute_again(const ParkedRequest& parked, Session& session,
@@ -107,10 +130,12 @@ Outcome Dispatcher::execute_again(const ParkedRequest& parked, Session& session,
   ReplyContext context{.features = session.features,
                        .received_ns = parked.context().received_ns,
                        .runs_again = parked.context().runs_again + 1};
-  if (context.received_ns == 0 && session.features.has(Feature::Tracing)) {
-    context.received_ns = steady_ns();
-  }
-  return run(parked.request(), session, out, context);
+  if (context.received_ns == 0) context.received_ns = steady_ns();
+  const size_t answered = out.size();
+  const Outcome outcome = run(parked.request(), session, out, context);
+  record_command(parked.request().opcode, session, std::span(out).subspan(answered), outcome,
+                 context.received_ns);
+  return outcome;
 }
 
 Outcome Dispatcher::run(const protocol::Frame& received, Session& session,
@@ -157,6 +182,7 @@ Outcome Dispatcher::run(const protocol::Frame& received, Session& session,
       return Outcome::Continue;
     }
     filed_vbucket = filed_vbucket_of(*bucket, key, received.vbucket_or_status);
+    bucket->command_stats().count_collection_op(key.collection_id, collection_op(*spec));
     if (spec->is_mutation) context.mutated_vbucket = bucket->vbucket(filed_vbucket);
   }
 

@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "metrics/collector.h"
 #include "protocol/frame.h"
 #include "protocol/status.h"
 
@@ -20,16 +22,17 @@ class ParkedRequest;
 class Session;
 struct ReplyContext;
 
-// Receives one STAT key/value pair.
-using StatEmitter = std::function<void(std::string_view key, std::string_view value)>;
-
-// A source of STAT groups beyond the engine's (server counters, settings, executor tasks).
+// A source of statistics beyond the buckets' (server counters, settings, executor tasks),
+// each declared in metrics/stats.def. STAT shows a group through a metrics::StatView;
+// GET /metrics shows the general group through a metrics::PrometheusView
+// (commands/node_metrics.h).
 class StatProvider {
  public:
   virtual ~StatProvider() = default;
-  // Emits the stats of `group` ("" is the general group) and returns true, or returns false
-  // without emitting if this provider does not know the group.
-  virtual bool emit_stats(std::string_view group, const StatEmitter& emit) = 0;
+  // Hands the statistics of `group` ("" is the general group) to `collector` and returns
+  // true, or returns false without collecting if this provider does not know the group.
+  // Called from any thread (a worker loop's STAT, the management port's scrape).
+  virtual bool collect(std::string_view group, metrics::Collector& collector) = 0;
 };
 
 enum class Outcome {
@@ -47,6 +50,7 @@ class Dispatcher {
 
   // Providers are consulted in the order added; they must outlive the dispatcher.
   void add_stat_provider(StatProvider& provider);
+  std::span<StatProvider* const> stat_providers() const { return providers_; }
 
   // Executes one well-formed request frame (magic 0x80 or 0x08) from the connection whose
   // session is `session`, and appends its response, if the command answers, to `out`.

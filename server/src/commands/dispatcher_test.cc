@@ -299,13 +299,13 @@ TEST_F(DispatcherTest, FlushInvalidatesEverythingWithOrWithoutDelayExtras) {
 
 class FakeStats final : public StatProvider {
  public:
-  bool emit_stats(std::string_view group, const StatEmitter& emit) override {
+  bool collect(std::string_view group, metrics::Collector& collector) override {
     if (group.empty()) {
-      emit("pid", "42");
+      collector.add(metrics::stat::pid, 42);
       return true;
     }
     if (group == "settings") {
-      emit("threads", "4");
+      collector.add(metrics::stat::settings_threads, 4);
       return true;
     }
     return false;

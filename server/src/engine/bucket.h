@@ -30,6 +30,7 @@
 #include "engine/persistence.h"
 #include "engine/vbucket.h"
 #include "executor/task.h"
+#include "metrics/command_stats.h"
 #include "storage/store.h"
 
 namespace tern::engine {
@@ -101,6 +102,9 @@ class Bucket {
   // The store and its tasks; null for an ephemeral bucket.
   Persistence* persistence() { return persistence_.get(); }
 
+  // What its commands cost and how they ended (the dispatcher records them; /metrics shows).
+  metrics::CommandStats& command_stats() { return command_stats_; }
+
   // Whether data commands may run: always for an ephemeral bucket, once warmup is done for
   // a persistent one (until then they answer Etmpfail).
   bool warm() const { return !persistence_ || persistence_->warm(); }
@@ -137,6 +141,7 @@ class Bucket {
   mutable std::mutex map_mutex_;  // guards the pointer, not the map: readers share the map
   std::shared_ptr<const cluster::ClusterMap> map_;
   std::unique_ptr<Persistence> persistence_;
+  metrics::CommandStats command_stats_;
 };
 
 }  // namespace tern::engine

@@ -20,6 +20,7 @@
 #include "common/clock.h"
 #include "engine/item.h"
 #include "engine/status.h"
+#include "metrics/stats.h"
 
 namespace tern::engine {
 
@@ -145,23 +146,20 @@ enum class ConcatMode { Append, Prepend };
 // parser of its own, which bodies earn the JSON datatype bit (concat()).
 using JsonCheck = bool (*)(std::string_view text);
 
-// The engine's statistics, one member per line of engine/stats.def.
+// The engine's statistics, one member per TERN_ENGINE_ line of metrics/stats.def.
 struct Stats {
 #define TERN_ENGINE_COUNTER(member, ...) uint64_t member = 0;
 #define TERN_ENGINE_VALUE(member, ...) uint64_t member = 0;
-#include "engine/stats.def"
+#include "metrics/stats.def"
 
-  // Calls visit(stat_name, value) for every STAT name of every statistic, in STAT order.
+  // Calls visit(stat_def, value) for every statistic, in the table's (STAT's) order.
   template <class Visit>
   void for_each(Visit&& visit) const {
-#define TERN_ENGINE_STAT_NAMES(member, ...) \
-  for (std::string_view name : std::initializer_list<std::string_view>{__VA_ARGS__}) { \
-    visit(name, member);                                                              \
-  }
-#define TERN_ENGINE_COUNTER TERN_ENGINE_STAT_NAMES
-#define TERN_ENGINE_VALUE TERN_ENGINE_STAT_NAMES
-#include "engine/stats.def"
-#undef TERN_ENGINE_STAT_NAMES
+#define TERN_ENGINE_VISIT(member, ...) visit(metrics::stat::member, member);
+#define TERN_ENGINE_COUNTER TERN_ENGINE_VISIT
+#define TERN_ENGINE_VALUE TERN_ENGINE_VISIT
+#include "metrics/stats.def"
+#undef TERN_ENGINE_VISIT
   }
 };
 

@@ -28,7 +28,7 @@ namespace tern::engine {
 // members. Count is their number, and names no counter where one is optional.
 enum class Counter : size_t {
 #define TERN_ENGINE_COUNTER(member, ...) member,
-#include "engine/stats.def"
+#include "metrics/stats.def"
   Count
 };
 

@@ -247,7 +247,7 @@ Stats Engine::stats() const {
   }
 #define TERN_ENGINE_COUNTER(member, ...) \
   stats.member = totals[static_cast<size_t>(Counter::member)];
-#include "engine/stats.def"
+#include "metrics/stats.def"
   // The TERN_ENGINE_VALUE lines (curr_items and num_non_resident are summed above).
   stats.mem_used = mem_used();
   stats.mem_used_highwat = impl_->mem_used_highwat.load(std::memory_order_relaxed);

@@ -28,27 +28,26 @@ void Persistence::start(executor::Executor& executor, executor::OwnerId owner,
   engine_.set_dirty_listener([&executor, flusher_id] { executor.wake(flusher_id); });
 }
 
-void Persistence::for_each_stat(
-    const std::function<void(std::string_view name, std::string_view value)>& visit) const {
-  const auto number = [&visit](std::string_view name, uint64_t value) {
-    visit(name, std::to_string(value));
-  };
+void Persistence::collect(metrics::Collector& collector) const {
+  namespace stat = metrics::stat;
   const Flusher* flusher = flusher_.get();
   const Warmup* warmup = warmup_.get();
-  number("ep_queue_size", engine_.dirty_count());
-  number("ep_flusher_todo", flusher ? flusher->todo() : 0);
-  number("ep_total_persisted", flusher ? flusher->total_persisted() : 0);
-  number("ep_flusher_batches", flusher ? flusher->batches() : 0);
-  number("ep_flusher_failures", flusher ? flusher->failures() : 0);
-  visit("ep_warmup_state", warmup_state_name(warmup ? warmup->state() : WarmupState::Initialize));
-  number("ep_warmup_key_count", warmup ? warmup->loaded_keys() : 0);
-  number("ep_warmup_value_count", warmup ? warmup->loaded_values() : 0);
-  number("ep_warmup_skipped", warmup ? warmup->skipped() : 0);
-  number("ep_warmup_time_ms", warmup ? static_cast<uint64_t>(warmup->duration_ms()) : 0);
-  number("ep_durability_pending", durability_.pending());
-  number("ep_durability_committed", durability_.committed());
-  number("ep_durability_ambiguous", durability_.ambiguous());
-  number("ep_bg_fetched", bg_fetcher_.fetched());
+  collector.add(stat::ep_queue_size, engine_.dirty_count());
+  collector.add(stat::ep_flusher_todo, flusher ? flusher->todo() : 0);
+  collector.add(stat::ep_total_persisted, flusher ? flusher->total_persisted() : 0);
+  collector.add(stat::ep_flusher_batches, flusher ? flusher->batches() : 0);
+  collector.add(stat::ep_flusher_failures, flusher ? flusher->failures() : 0);
+  collector.add_text(stat::ep_warmup_state,
+                     warmup_state_name(warmup ? warmup->state() : WarmupState::Initialize));
+  collector.add(stat::ep_warmup_key_count, warmup ? warmup->loaded_keys() : 0);
+  collector.add(stat::ep_warmup_value_count, warmup ? warmup->loaded_values() : 0);
+  collector.add(stat::ep_warmup_skipped, warmup ? warmup->skipped() : 0);
+  collector.add(stat::ep_warmup_time_ms,
+                warmup ? static_cast<uint64_t>(warmup->duration_ms()) : 0);
+  collector.add(stat::ep_durability_pending, durability_.pending());
+  collector.add(stat::ep_durability_committed, durability_.committed());
+  collector.add(stat::ep_durability_ambiguous, durability_.ambiguous());
+  collector.add(stat::ep_bg_fetched, bg_fetcher_.fetched());
 }
 
 void Persistence::flush_before_exit() {

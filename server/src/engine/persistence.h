@@ -20,6 +20,7 @@
 #include "engine/vbucket.h"
 #include "engine/warmup.h"
 #include "executor/executor.h"
+#include "metrics/collector.h"
 #include "storage/store.h"
 
 namespace tern::engine {
@@ -50,14 +51,10 @@ class Persistence {
   // Reads evicted values back (Status::NotResident); fetch() only after start().
   BgFetcher& bg_fetcher() { return bg_fetcher_; }
 
-  // Calls visit(name, value) for each STAT of the bucket's persistence, in order:
-  // ep_queue_size, ep_flusher_todo, ep_total_persisted, ep_flusher_batches,
-  // ep_flusher_failures, ep_warmup_state, ep_warmup_key_count, ep_warmup_value_count,
-  // ep_warmup_skipped, ep_warmup_time_ms, ep_durability_pending, ep_durability_committed,
-  // ep_durability_ambiguous, ep_bg_fetched. Numbers in decimal; before start() the tasks' read 0 and
-  // "initialize".
-  void for_each_stat(
-      const std::function<void(std::string_view name, std::string_view value)>& visit) const;
+  // Hands the statistics of the bucket's persistence to `collector`, in the order of their
+  // lines in metrics/stats.def (ep_queue_size ... ep_bg_fetched); before start() the tasks'
+  // read 0 and "initialize".
+  void collect(metrics::Collector& collector) const;
 
   // A clean shutdown: once the executor has stopped the bucket's tasks (unregister), writes
   // everything still queued, so nothing acknowledged is lost. Throws storage::StoreError when

@@ -15,6 +15,7 @@
 #include "engine/persistent_engine_fixture.h"
 #include "engine/test_store.h"
 #include "executor/manual_executor.h"
+#include "metrics/stat_view.h"
 #include "storage/temp_dir.h"
 
 namespace tern::engine {
@@ -30,9 +31,9 @@ struct Node {
 
   std::map<std::string, std::string> stats() const {
     std::map<std::string, std::string> out;
-    persistence.for_each_stat([&out](std::string_view name, std::string_view value) {
-      out.emplace(name, value);
-    });
+    metrics::StatView view(
+        [&out](std::string_view name, std::string_view value) { out.emplace(name, value); });
+    persistence.collect(view);
     return out;
   }
 

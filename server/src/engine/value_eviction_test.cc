@@ -23,8 +23,8 @@ constexpr uint8_t kXattr = 0x04;
 
 std::map<std::string, uint64_t> stats_of(const Engine& engine) {
   std::map<std::string, uint64_t> out;
-  engine.stats().for_each([&out](std::string_view name, uint64_t value) {
-    out.emplace(std::string(name), value);
+  engine.stats().for_each([&out](const metrics::StatDef& stat, uint64_t value) {
+    out.emplace(std::string(stat.key), value);
   });
   return out;
 }

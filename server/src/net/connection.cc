@@ -207,6 +207,7 @@ std::span<uint8_t> Connection::receive_space(size_t at_least) {
 void Connection::received(size_t n) {
   reading_ = false;
   if (closed_) return;
+  stats_.add(ServerCounter::bytes_read, static_cast<int64_t>(n));
   input_.commit(n);
   pump();
 }
@@ -221,6 +222,7 @@ void Connection::peer_closed() {
 void Connection::ended(std::error_code) { close(); }
 
 void Connection::send_pending() {
+  stats_.add(ServerCounter::bytes_written, static_cast<int64_t>(pending_.size()));
   if (transport_->send(pending_)) {
     pending_.clear();
     release_if_large(pending_);

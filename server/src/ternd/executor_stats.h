@@ -1,6 +1,7 @@
 #pragma once
-// The "tasks" and "workers" STAT groups: the executor's background tasks and worker
-// threads, each as one JSON value.
+// The executor's statistics: STAT "tasks" and "workers" (each one JSON value), and in the
+// general group, which /metrics shows, what its tasks cost by task type (runs, run time, and
+// the time due tasks waited for a worker).
 
 #include "commands/dispatcher.h"
 #include "executor/executor.h"
@@ -10,7 +11,7 @@ namespace tern::ternd {
 class ExecutorStats final : public commands::StatProvider {
  public:
   explicit ExecutorStats(executor::Executor& executor) : executor_(executor) {}
-  bool emit_stats(std::string_view group, const commands::StatEmitter& emit) override;
+  bool collect(std::string_view group, metrics::Collector& collector) override;
 
  private:
   executor::Executor& executor_;

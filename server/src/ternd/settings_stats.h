@@ -12,7 +12,7 @@ class SettingsStats final : public commands::StatProvider {
  public:
   // `bound_port` is the port actually listened on (options.port may be 0).
   SettingsStats(const Options& options, uint16_t bound_port);
-  bool emit_stats(std::string_view group, const commands::StatEmitter& emit) override;
+  bool collect(std::string_view group, metrics::Collector& collector) override;
 
  private:
   const Options options_;
