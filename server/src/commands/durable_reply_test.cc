@@ -25,6 +25,7 @@ namespace {
 using protocol::Opcode;
 using protocol::Status;
 using testing::be16;
+using testing::be32;
 using testing::Bytes;
 using testing::Connection;
 using testing::expect_error;
@@ -300,29 +301,44 @@ TEST_F(DurableTest, ObserveSeqnoOnAnEphemeralBucketReportsTheCurrentSeqnoAsPersi
   EXPECT_EQ(observe(c, bucket()), std::make_pair(uint64_t{1}, uint64_t{1}));
 }
 
-// FLUSH clears memory only: on a persistent bucket the documents would come back from disk.
-TEST_F(DurableTest, FlushIsNotSupportedOnAPersistentBucket) {
-  for (bool persistent : {false, true}) {
-    SCOPED_TRACE(persistent ? "persistent" : "ephemeral");
+// FLUSH on a persistent bucket empties its disk too, and answers once the disk is cleared
+// (FLUSHQ then stays quiet); a flush with a delay is not supported there. An ephemeral
+// bucket answers at once.
+TEST_F(DurableTest, FlushOnAPersistentBucketAnswersOnceTheDiskIsCleared) {
+  const uint16_t filed = cluster::vbucket_of("k", cluster::kVBucketCount);
+  for (Opcode flush_opcode : {Opcode::Flush, Opcode::FlushQ}) {
+    SCOPED_TRACE(flush_opcode == Opcode::Flush ? "FLUSH" : "FLUSHQ");
     close();
-    if (persistent) {
-      open_warm();
-    } else {
-      open(false);
-    }
+    open_warm();
     Connection& c = connect();
+    storage::Store& store = bucket().persistence()->store();
     ASSERT_EQ(c.set("k", "v").status, Status::Success);
-    for (Opcode flush : {Opcode::Flush, Opcode::FlushQ}) {
-      const std::vector<Response> answers = c.run({.opcode = flush});
-      if (persistent) {
-        ASSERT_EQ(answers.size(), 1u);
-        expect_error(answers[0], Status::NotSupported);
-      } else {
-        EXPECT_EQ(answers.size(), flush == Opcode::Flush ? 1u : 0u);
-      }
+    flush();
+    ASSERT_TRUE(store.get(filed, "k").has_value());
+
+    expect_error(c.one({.opcode = Opcode::Flush, .extras = be32(10)}), Status::NotSupported);
+    EXPECT_TRUE(c.run({.opcode = flush_opcode}).empty());
+    EXPECT_EQ(c.last_outcome(), Outcome::WouldBlock);
+    EXPECT_EQ(c.parker().waiting(), 1u);
+    EXPECT_EQ(c.get("k").status, Status::KeyEnoent) << "memory is flushed at once";
+    EXPECT_TRUE(store.get(filed, "k").has_value()) << "the flusher has not run yet";
+
+    flush();
+    EXPECT_FALSE(store.get(filed, "k").has_value());
+    const std::vector<Response> answers = c.parker().finish_ready();
+    if (flush_opcode == Opcode::Flush) {
+      ASSERT_EQ(answers.size(), 1u);
+      EXPECT_EQ(answers[0].status, Status::Success);
+    } else {
+      EXPECT_TRUE(answers.empty());
     }
-    EXPECT_EQ(c.get("k").status, persistent ? Status::Success : Status::KeyEnoent);
   }
+  close();
+  open(false);
+  Connection& c = connect();
+  ASSERT_EQ(c.set("k", "v").status, Status::Success);
+  EXPECT_EQ(c.one({.opcode = Opcode::Flush}).status, Status::Success);
+  EXPECT_EQ(c.get("k").status, Status::KeyEnoent);
 }
 
 std::map<std::string, std::string> stats(Connection& c) {

@@ -5,6 +5,8 @@
 #include "commands/background_fetch.h"
 #include "commands/command.h"
 #include "commands/durable_reply.h"
+#include "commands/parked_request.h"
+#include "engine/bucket_flush.h"
 #include "protocol/codec.h"
 #include "protocol/datatype.h"
 #include "subdoc/json_document.h"
@@ -107,17 +109,37 @@ Outcome remove(const Command& cmd) {
                 cmd.session.features.has(Feature::MutationSeqno));
 }
 
-// A persistent bucket's documents are on disk too, and FLUSH clears memory only: they would
-// come back at the next warmup. Couchbase does not flush its couchbase buckets over the
-// binary protocol either (the cluster manager does, over REST).
+// FLUSH. An ephemeral bucket flushes at once or after the request's delay. A couchbase
+// bucket flushes its disk too, and only at once (NotSupported for a delay): the answer waits,
+// parked, until the disk's part is synced (engine/bucket_flush.h), so that a flush answered
+// never comes back after a crash. (Couchbase flushes its buckets over the cluster manager's
+// REST port instead; both ports reach the same flush here.)
 Outcome flush(const Command& cmd) {
-  if (cmd.bucket().persistence() != nullptr) {
+  const uint32_t delay = cmd.has_extras() ? protocol::load_be32(cmd.extras()) : 0;
+  if (cmd.bucket().persistence() == nullptr) {
+    cmd.documents().flush(delay);
+    cmd.reply.success();
+    return Outcome::Continue;
+  }
+  if (delay != 0) {
     cmd.reply.error(protocol::Status::NotSupported);
     return Outcome::Continue;
   }
-  cmd.documents().flush(cmd.has_extras() ? protocol::load_be32(cmd.extras()) : 0);
-  cmd.reply.success();
-  return Outcome::Continue;
+  if (!cmd.bucket().warm() || cmd.session.parker == nullptr) {
+    cmd.reply.error(protocol::Status::Etmpfail);
+    return Outcome::Continue;
+  }
+  ParkedNotifier notify = cmd.session.parker->park(cmd.reply.request(), cmd.reply.context());
+  engine::flush_bucket(cmd.bucket(), [notify = std::move(notify)](engine::FlushResult result) {
+    notify([result](Reply& reply) {
+      if (result == engine::FlushResult::Flushed) {
+        reply.success();
+      } else {
+        reply.error(protocol::Status::Etmpfail);
+      }
+    });
+  });
+  return Outcome::WouldBlock;
 }
 
 }  // namespace tern::commands

@@ -27,6 +27,10 @@ class CountingStore final : public storage::Store {
              std::span<const storage::VBucketSeqno> seqnos) override {
     inner_->write(records, seqnos);
   }
+  void clear_and_write(std::span<const storage::Record> records,
+                       std::span<const storage::VBucketSeqno> seqnos) override {
+    inner_->clear_and_write(records, seqnos);
+  }
   std::optional<storage::OwnedRecord> get(uint16_t vbucket, std::string_view key) override {
     reads.push_back(std::to_string(vbucket) + ":" + std::string(key));
     if (refuse_reads) throw storage::StoreError("I/O error (test)");

@@ -252,11 +252,21 @@ class Engine {
   MutationResult touch(std::string_view key, uint32_t expiry);
 
   // FLUSH: invalidates every item stored before now + delay_seconds (0 = now). A later
-  // flush replaces a pending one. Memory only: in a persistent bucket the flushed documents
-  // stay on disk and come back at the next warmup (not yet persisted); under full eviction
-  // the keys it dropped read as absent until then, as do those already on disk only. Durable writes
-  // pending are not flushed: they commit afterwards.
-  void flush(uint32_t delay_seconds);
+  // flush replaces a pending one. Durable writes pending are not flushed: they commit
+  // afterwards. Returns the flush's number: flushes count from 1 in the engine's life.
+  //
+  // A persistent bucket (Config::persistent) flushes only at once: a delay answers 0,
+  // changing nothing. Its flush is the disk's too. The changes queued for the flusher go with
+  // the documents, and the next take_dirty() reports the flush, so that the flusher clears
+  // the store before it writes what that take returns (Flusher). That take returns again
+  // every durable write pending at the flush, and one committed since is queued again when
+  // it commits: having survived the flush, they must reach the disk after its clear. Until
+  // that batch is on disk the flushed documents are still there (a crash brings them back),
+  // and under full eviction the keys the flush dropped read as absent, as do those on disk
+  // only. A flush is never reordered with a take: one that runs while the flusher takes
+  // waits for it, so every change a take returns was made either wholly before a flush (and
+  // is in an earlier take) or after it.
+  uint64_t flush(uint32_t delay_seconds);
 
   Stats stats() const;
 
@@ -273,7 +283,9 @@ class Engine {
   // The items are as published: a document or a tombstone, with its vbucket and seqno. A
   // lock is not a change (it is not persisted); a touch is. A document published already
   // expired (a past absolute expiry) is queued as it is: warmup does not load it.
-  void take_dirty(std::vector<ItemPtr>& out);
+  // Returns 0, or when a flush (flush()) came since the previous take, the number of the
+  // latest: the store must then be cleared before what this take returned is written.
+  uint64_t take_dirty(std::vector<ItemPtr>& out);
 
   // Changes queued and not yet taken (STAT ep_queue_size).
   size_t dirty_count() const;

@@ -47,12 +47,20 @@ size_t Engine::Impl::apply_flush(Shard& shard, std::unique_lock<std::mutex>& loc
     flushed.swap(shard.table);
     dropped = flushed.size();
     shard.applied_flush = word;
+    // The changes not yet taken for the disk were made before the flush: they go with it
+    // (the durable writes pending among them are taken again: Engine::flush).
+    std::vector<ItemPtr> changes;
+    if (persistent) {
+      changes.swap(shard.dirty);
+      dirty_count.fetch_sub(changes.size(), std::memory_order_relaxed);
+      shard.flush_untaken = true;
+    }
     mem_used.fetch_sub(shard.bytes, std::memory_order_relaxed);
     shard.bytes = 0;
     shard.tombstones = 0;
     shard.non_resident = 0;
-    // A flush forgets memory only: what it dropped stays on disk until the next warmup, and
-    // reads as absent until then (no CAS issued from now on is below this one).
+    // What the flush dropped stays on disk until the flusher clears it, and under full
+    // eviction reads as absent until then (no CAS issued from now on is below this one).
     shard.evicted_documents = 0;
     shard.flushed_below_cas = next_cas(shard);
     shard.purge_cursor = 0;

@@ -70,6 +70,9 @@ struct alignas(64) Shard {
   // Full eviction: what the disk still holds of a flush (memory only, see Engine::flush)
   // reads as absent: the records of this shard's keys with a CAS below this one.
   uint64_t flushed_below_cas = 0;
+  // Persistent buckets: a flush was applied to this shard and no take_dirty() has reported
+  // it yet, so a durable write that commits now is queued again (Engine::flush).
+  bool flush_untaken = false;
   size_t purge_cursor = 0;
   size_t sample_cursor = 0;  // where eviction sampling resumes
   size_t index = 0;  // position in the engine, part of every CAS this shard issues
@@ -258,8 +261,12 @@ struct Engine::Impl {
   // The latest flush: its deadline (ms since origin_ms) in the high bits, a sequence
   // number in the low bits so that every flush is distinct. 0: never flushed.
   std::atomic<uint64_t> flush_word{0};
-  std::mutex flush_mutex;  // serialises flush() callers
+  // Serialises flush() callers, and in a persistent bucket each flush with take_dirty().
+  std::mutex flush_mutex;
   uint64_t flush_sequence = 0;
+  // Guarded by flush_mutex: the flushes so far, and the latest no take_dirty() has reported.
+  uint64_t flushes = 0;
+  uint64_t flush_untaken = 0;
   std::atomic<uint64_t> cmd_flush{0};
 
   std::atomic<size_t> evict_start{0};

@@ -133,25 +133,30 @@ void evict_used_before(Engine::Impl& impl, int64_t cutoff, size_t target, size_t
 
 }  // namespace
 
-void Engine::flush(uint32_t delay_seconds) {
+uint64_t Engine::flush(uint32_t delay_seconds) {
+  if (impl_->persistent && delay_seconds != 0) return 0;
   const int64_t now = impl_->clock.steady_ms();
   const int64_t deadline =
       delay_seconds == 0 ? now : std::max(now, expiry_deadline_ms(delay_seconds));
-  {
-    std::lock_guard guard(impl_->flush_mutex);
-    // Never 0, which means "never flushed".
-    const uint64_t sequence = impl_->flush_sequence++ % kFlushSequenceMask + 1;
-    const auto since_origin = static_cast<uint64_t>(std::max<int64_t>(0, deadline - impl_->origin_ms));
-    impl_->flush_word.store((since_origin << kFlushSequenceBits) | sequence,
-                            std::memory_order_release);
-  }
+  // Held until every shard has applied an immediate flush, so that no take_dirty() sees some
+  // shards flushed and others not (a shard another thread reaches first applies it itself).
+  std::lock_guard guard(impl_->flush_mutex);
+  // Never 0, which means "never flushed".
+  const uint64_t sequence = impl_->flush_sequence++ % kFlushSequenceMask + 1;
+  const auto since_origin =
+      static_cast<uint64_t>(std::max<int64_t>(0, deadline - impl_->origin_ms));
+  impl_->flush_word.store((since_origin << kFlushSequenceBits) | sequence,
+                          std::memory_order_release);
+  const uint64_t number = ++impl_->flushes;
+  if (impl_->persistent) impl_->flush_untaken = number;
   impl_->cmd_flush.fetch_add(1, std::memory_order_relaxed);
-  if (delay_seconds != 0) return;
+  if (delay_seconds != 0) return number;
   // An immediate flush frees the memory now rather than on each shard's next access.
   for (size_t s = 0; s < impl_->shard_count; ++s) {
     std::unique_lock lock(impl_->shards[s].mutex);
     impl_->settle_flush(impl_->shards[s], lock, now);
   }
+  return number;
 }
 
 size_t Engine::purge_expired(size_t shard_index, size_t max_visits) {

@@ -3,6 +3,7 @@
 // held. Mutations fill the queues and the prepared tables in mutate_once (mutation.h).
 
 #include <iterator>
+#include <utility>
 
 #include "engine/engine.h"
 #include "engine/engine_impl.h"
@@ -11,7 +12,9 @@
 
 namespace tern::engine {
 
-void Engine::take_dirty(std::vector<ItemPtr>& out) {
+uint64_t Engine::take_dirty(std::vector<ItemPtr>& out) {
+  // Never while a flush is applied to the shards (Engine::flush).
+  std::lock_guard flush_guard(impl_->flush_mutex);
   // Cleared before taking: a change queued after a shard was taken finds the flag clear and
   // tells the listener, so no change waits for a wake-up that never comes. (One queued
   // between the two steps and taken anyway costs the flusher one empty run.)
@@ -19,12 +22,21 @@ void Engine::take_dirty(std::vector<ItemPtr>& out) {
   for (size_t s = 0; s < impl_->shard_count; ++s) {
     Shard& shard = impl_->shards[s];
     std::lock_guard guard(shard.mutex);
-    if (shard.dirty.empty()) continue;
-    out.insert(out.end(), std::make_move_iterator(shard.dirty.begin()),
-               std::make_move_iterator(shard.dirty.end()));
-    impl_->dirty_count.fetch_sub(shard.dirty.size(), std::memory_order_relaxed);
-    shard.dirty.clear();  // keeps its capacity for the next batch
+    if (!shard.dirty.empty()) {
+      out.insert(out.end(), std::make_move_iterator(shard.dirty.begin()),
+                 std::make_move_iterator(shard.dirty.end()));
+      impl_->dirty_count.fetch_sub(shard.dirty.size(), std::memory_order_relaxed);
+      shard.dirty.clear();  // keeps its capacity for the next batch
+    }
+    if (shard.flush_untaken) {
+      // The durable writes that survived the flush, whether or not an earlier batch wrote
+      // them: the store is cleared before this batch. (One queued since the flush is taken
+      // twice, as the same item.) Each key's pending write comes after its queued changes.
+      for (const auto& [key, item] : shard.prepared) out.push_back(item);
+      shard.flush_untaken = false;
+    }
   }
+  return std::exchange(impl_->flush_untaken, 0);
 }
 
 size_t Engine::dirty_count() const {
@@ -40,6 +52,7 @@ bool Engine::commit_prepared(std::string_view key, uint64_t cas) {
   ItemPtr replaced;  // destroyed after the lock is released
   uint64_t mem_after = 0;
   int64_t now = 0;
+  bool wake_flusher = false;
   {
     KeyAccess access(*impl_, key);
     now = access.now();
@@ -50,7 +63,10 @@ bool Engine::commit_prepared(std::string_view key, uint64_t cas) {
     Slot* occupant = access.occupant();
     // A write prepared with an expiry that has passed since commits as a removal.
     const bool insert = !Impl::is_expired(*item, now);
-    if (insert && !occupant) shard.table.reserve_one();  // the one step that can fail
+    if (insert && !occupant) shard.table.reserve_one();  // the steps that can fail
+    // A flush the flusher has not taken yet clears the disk, and what an earlier batch wrote
+    // of this write with it: it goes again, after the clear.
+    if (shard.flush_untaken) Impl::reserve_dirty(shard);
     const int64_t delta = static_cast<int64_t>(insert ? item_charge(*item) : 0) -
                           static_cast<int64_t>(occupant ? item_charge(*occupant->item) : 0);
     size_t shortfall = 0;
@@ -59,9 +75,11 @@ bool Engine::commit_prepared(std::string_view key, uint64_t cas) {
     if (!item->deleted) shard.counters.add(Counter::total_items);
     shard.prepared.erase(prepared);
     impl_->prepared_count.fetch_sub(1, std::memory_order_relaxed);
+    if (shard.flush_untaken && impl_->queue_dirty(shard, item)) wake_flusher = true;
     install(shard, access, occupant, std::move(item), insert, 0, now, replaced);
   }
   impl_->signal_pressure_if_needed(mem_after, now);
+  if (wake_flusher) impl_->notify_dirty();
   return true;
 }
 

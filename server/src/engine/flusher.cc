@@ -78,6 +78,10 @@ storage::Record Flusher::record_of(const Item& item) const {
 }
 
 void Flusher::write_batch() {
+  if (clearing_for_ != 0) {
+    store_.clear_and_write(records_, seqnos_);
+    return;
+  }
   if (!fsync_per_write_.load(std::memory_order_relaxed)) {
     store_.write(records_, seqnos_);
     return;
@@ -113,13 +117,19 @@ bool Flusher::advance_persisted_seqnos() {
 bool Flusher::flush_once() {
   // Read before the take: see the header for why this makes the persisted seqnos exact.
   for (size_t id = 0; id < vbuckets_.size(); ++id) snapshot_[id] = vbuckets_[id].high_seqno();
-  engine_.take_dirty(batch_);
+  const size_t refused_before = batch_.size();
+  if (const uint64_t flush = engine_.take_dirty(batch_); flush != 0) {
+    // What a refused batch left was changed before the flush: it goes with the flush (the
+    // durable writes pending among it were taken again).
+    batch_.erase(batch_.begin(), batch_.begin() + static_cast<ptrdiff_t>(refused_before));
+    clearing_for_ = flush;
+  }
   todo_.store(batch_.size(), std::memory_order_relaxed);
   // Nothing queued: every change numbered up to the snapshot is already on disk (an earlier
   // batch took it, possibly one that read its snapshot just before the change was numbered),
   // so the persisted seqnos may still move up to it, and a durable write waiting on them
   // completes now rather than at the next write.
-  if (batch_.empty()) {
+  if (batch_.empty() && clearing_for_ == 0) {
     if (advance_persisted_seqnos() && persisted_listener_) persisted_listener_();
     return true;
   }
@@ -151,6 +161,10 @@ bool Flusher::flush_once() {
   }
 
   advance_persisted_seqnos();
+  if (clearing_for_ != 0) {
+    flushes_on_disk_.store(clearing_for_, std::memory_order_release);
+    clearing_for_ = 0;
+  }
   total_persisted_.fetch_add(batch_.size(), std::memory_order_relaxed);
   batches_.fetch_add(1, std::memory_order_relaxed);
   todo_.store(0, std::memory_order_relaxed);

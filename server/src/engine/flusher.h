@@ -18,6 +18,11 @@
 // Config::metadata_purge_seconds), so the flusher subtracts the purge interval; warmup adds
 // it back.
 //
+// A flush (Engine::flush) clears the store: the first take after it tells the flusher, and
+// that batch is written with Store::clear_and_write, so that the disk goes from everything
+// before the flush to what came after it in one atomic step. Batches taken before it were
+// written before it (a refused one's changes are dropped: they were flushed).
+//
 // For benchmarks only, set_fsync_per_write(true) gives the baseline group commit is measured
 // against: each item of a batch goes to the store in a synced write of its own, one fsync per
 // change; what the batch then reports persisted is the same.
@@ -73,6 +78,8 @@ class Flusher final : public executor::Task {
   uint64_t todo() const { return todo_.load(std::memory_order_relaxed); }
   uint64_t batches() const { return batches_.load(std::memory_order_relaxed); }
   uint64_t failures() const { return failures_.load(std::memory_order_relaxed); }
+  // The number of the latest flush (Engine::flush) whose clear is on disk; 0 for none.
+  uint64_t flushes_on_disk() const { return flushes_on_disk_.load(std::memory_order_acquire); }
 
  private:
   // One batch: returns false when the store refused it (it stays in batch_ for a retry).
@@ -81,8 +88,9 @@ class Flusher final : public executor::Task {
   // moved.
   bool advance_persisted_seqnos();
 
-  // Writes records_ and seqnos_ to the store: one synced batch, or one per record in the
-  // baseline mode. Throws storage::StoreError as Store::write does.
+  // Writes records_ and seqnos_ to the store: one synced batch (clearing the store first for
+  // a flush), or one per record in the baseline mode. Throws storage::StoreError as
+  // Store::write does.
   void write_batch();
 
   // The record for a taken item; its views point into the item.
@@ -102,10 +110,12 @@ class Flusher final : public executor::Task {
   std::vector<storage::VBucketSeqno> seqnos_;
   std::atomic<bool> fsync_per_write_{false};
   int64_t retry_at_ms_ = 0;  // after a refused batch: no attempt before this steady time
+  uint64_t clearing_for_ = 0;  // the flush the next write clears the store for, or 0
   std::atomic<uint64_t> total_persisted_{0};
   std::atomic<uint64_t> todo_{0};
   std::atomic<uint64_t> batches_{0};
   std::atomic<uint64_t> failures_{0};
+  std::atomic<uint64_t> flushes_on_disk_{0};
 };
 
 }  // namespace tern::engine

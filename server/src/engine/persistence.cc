@@ -2,6 +2,7 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace tern::engine {
 
@@ -20,12 +21,52 @@ void Persistence::start(executor::Executor& executor, executor::OwnerId owner,
   flusher_ = std::make_shared<Flusher>(engine_, vbuckets_, *store_, owner, clock_);
   warmup_ = std::make_shared<Warmup>(engine_, vbuckets_, *store_, owner, clock_);
   warmup_->set_done_listener(std::move(on_warm));
-  flusher_->set_persisted_listener([this] { durability_.on_persisted(); });
+  flusher_->set_persisted_listener([this] {
+    durability_.on_persisted();
+    on_persisted();
+  });
   executor.schedule(warmup_);
   const executor::TaskId flusher_id = executor.schedule(flusher_, executor::kForever);
+  executor_ = &executor;
+  flusher_id_ = flusher_id;
   durability_.start(executor, owner);
   bg_fetcher_.start(executor, owner);
   engine_.set_dirty_listener([&executor, flusher_id] { executor.wake(flusher_id); });
+}
+
+bool Persistence::flush(std::function<void()> on_disk) {
+  if (!warm()) return false;
+  const uint64_t number = engine_.flush(0);
+  {
+    std::lock_guard guard(flush_mutex_);
+    // Registered under the lock on_persisted() takes after the flusher publishes its count,
+    // so a batch that wrote the clear before this either is seen here or calls it.
+    if (flusher_->flushes_on_disk() < number) {
+      flush_waiters_.emplace_back(number, std::move(on_disk));
+      on_disk = nullptr;
+    }
+  }
+  if (on_disk) {
+    on_disk();
+  } else {
+    // The flush may have queued nothing: the flusher must run for the clear alone.
+    executor_->wake(flusher_id_);
+  }
+  return true;
+}
+
+void Persistence::on_persisted() {
+  std::vector<std::function<void()>> done;
+  {
+    std::lock_guard guard(flush_mutex_);
+    const uint64_t on_disk = flusher_->flushes_on_disk();
+    std::erase_if(flush_waiters_, [&](auto& waiter) {
+      if (waiter.first > on_disk) return false;
+      done.push_back(std::move(waiter.second));
+      return true;
+    });
+  }
+  for (const auto& call : done) call();
 }
 
 void Persistence::collect(metrics::Collector& collector) const {

@@ -9,8 +9,11 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "common/clock.h"
 #include "engine/bg_fetcher.h"
@@ -56,12 +59,25 @@ class Persistence {
   // read 0 and "initialize".
   void collect(metrics::Collector& collector) const;
 
+  // Flushes the bucket (Engine::flush): memory at once, the disk in the flusher's next
+  // batch (Flusher), which it wakes. `on_disk` is called once that batch is synced, from the
+  // flusher's thread with no lock held (or at once, on the calling thread, if it already
+  // is): it must not block. Until then a crash brings the flushed documents back, and so it
+  // is the flush's acknowledgement. A store that refuses the batch delays it (the flusher
+  // retries); if the bucket stops first, `on_disk` is destroyed uncalled. Only once warm():
+  // otherwise returns false, changing nothing (warmup would load documents after the flush).
+  // Call after start().
+  bool flush(std::function<void()> on_disk);
+
   // A clean shutdown: once the executor has stopped the bucket's tasks (unregister), writes
   // everything still queued, so nothing acknowledged is lost. Throws storage::StoreError when
   // the store keeps refusing (Flusher::flush_all).
   void flush_before_exit();
 
  private:
+  // The flusher wrote a batch: completes the flushes whose clear it wrote.
+  void on_persisted();
+
   Engine& engine_;
   const std::span<VBucket> vbuckets_;
   const Clock& clock_;
@@ -70,6 +86,11 @@ class Persistence {
   std::shared_ptr<Warmup> warmup_;
   DurabilityMonitor durability_;
   BgFetcher bg_fetcher_;
+  executor::Executor* executor_ = nullptr;
+  executor::TaskId flusher_id_ = 0;
+  std::mutex flush_mutex_;
+  // Guarded by flush_mutex_: the flushes whose clear is not yet on disk, by number.
+  std::vector<std::pair<uint64_t, std::function<void()>>> flush_waiters_;
 };
 
 }  // namespace tern::engine

@@ -25,10 +25,19 @@ class TestStore final : public storage::Store {
       --refuse_writes;
       throw storage::StoreError("no space left on device (test)");
     }
+    if (during_write) during_write();
     for (const storage::Record& record : records) {
       records_[{record.vbucket, std::string(record.key)}] = storage::OwnedRecord::copy(record);
     }
     for (const storage::VBucketSeqno& seqno : seqnos) high_seqnos_[seqno.vbucket] = seqno.seqno;
+  }
+
+  // A flush: refused as a whole, as write() is (counted in write_calls too).
+  void clear_and_write(std::span<const storage::Record> records,
+                       std::span<const storage::VBucketSeqno> seqnos) override {
+    if (refuse_writes == 0) records_.clear();
+    write(records, seqnos);
+    ++clears;
   }
 
   std::optional<storage::OwnedRecord> get(uint16_t vbucket, std::string_view key) override {
@@ -55,7 +64,11 @@ class TestStore final : public storage::Store {
   size_t size() const { return records_.size(); }
 
   int write_calls = 0;
+  int clears = 0;  // clear_and_write() calls that went through
   int refuse_writes = 0;  // the next this many writes throw StoreError
+  // Called by write() (and clear_and_write()) before it stores anything: what a test does
+  // while a batch is being written.
+  std::function<void()> during_write;
   // Called by scan() before it visits each record: what a test does while a scan is under way.
   std::function<void(const storage::Record&)> before_visit;
 

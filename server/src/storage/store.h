@@ -79,6 +79,13 @@ class Store {
   // above kMaxVBucket (record_codec.h); nothing is then known to be persisted.
   virtual void write(std::span<const Record> records, std::span<const VBucketSeqno> seqnos) = 0;
 
+  // A flush of the bucket: deletes every record (the high seqnos stay: a seqno is never
+  // reused), then writes `records` and `seqnos` as write() does, all as one atomic batch
+  // synced to disk before returning. A power failure leaves either every record as it was or
+  // only the new ones. Throws StoreError as write() does; nothing is then deleted.
+  virtual void clear_and_write(std::span<const Record> records,
+                               std::span<const VBucketSeqno> seqnos) = 0;
+
   // The record for `key` in `vbucket`, tombstone included, or nullopt.
   virtual std::optional<OwnedRecord> get(uint16_t vbucket, std::string_view key) = 0;
 

@@ -82,27 +82,20 @@ class RocksDBStore final : public Store {
   void write(std::span<const Record> records, std::span<const VBucketSeqno> seqnos) override {
     if (records.empty() && seqnos.empty()) return;
     rocksdb::WriteBatch batch;
-    for (const Record& record : records) {
-      if (record.vbucket > kMaxVBucket) {
-        throw StoreError("cannot store vbucket " + std::to_string(record.vbucket) +
-                         ": above the store's highest, " + std::to_string(kMaxVBucket));
-      }
-      // SliceParts: the batch copies key and value once, with no concatenated temporaries.
-      auto prefix = encode_vbucket(record.vbucket);
-      auto header = encode_value_header(record);
-      rocksdb::Slice key_parts[] = {slice({prefix.data(), prefix.size()}), slice(record.key)};
-      rocksdb::Slice value_parts[] = {slice({header.data(), header.size()}),
-                                      slice(record.value)};
-      check(batch.Put(rocksdb::SliceParts(key_parts, 2), rocksdb::SliceParts(value_parts, 2)),
-            "cannot batch a record");
-    }
-    for (const VBucketSeqno& s : seqnos) {
-      check(batch.Put(encode_seqno_key(s.vbucket), encode_seqno_value(s.seqno)),
-            "cannot batch a high seqno");
-    }
-    rocksdb::WriteOptions write_options;
-    write_options.sync = sync_writes_;
-    check(db_->Write(write_options, &batch), "cannot write to the store");
+    add_to_batch(batch, records, seqnos);
+    commit(batch);
+  }
+
+  void clear_and_write(std::span<const Record> records,
+                       std::span<const VBucketSeqno> seqnos) override {
+    rocksdb::WriteBatch batch;
+    // Every document key sorts below the metadata range. Each entry of a batch is numbered
+    // after the one before, so the records put after the range deletion outlive it.
+    static constexpr char kEnd[] = {kMetaPrefix};
+    check(batch.DeleteRange(rocksdb::Slice(), rocksdb::Slice(kEnd, 1)),
+          "cannot batch the deletion of every record");
+    add_to_batch(batch, records, seqnos);
+    commit(batch);
   }
 
   std::optional<OwnedRecord> get(uint16_t vbucket, std::string_view key) override {
@@ -162,6 +155,34 @@ class RocksDBStore final : public Store {
   }
 
  private:
+  static void add_to_batch(rocksdb::WriteBatch& batch, std::span<const Record> records,
+                           std::span<const VBucketSeqno> seqnos) {
+    for (const Record& record : records) {
+      if (record.vbucket > kMaxVBucket) {
+        throw StoreError("cannot store vbucket " + std::to_string(record.vbucket) +
+                         ": above the store's highest, " + std::to_string(kMaxVBucket));
+      }
+      // SliceParts: the batch copies key and value once, with no concatenated temporaries.
+      auto prefix = encode_vbucket(record.vbucket);
+      auto header = encode_value_header(record);
+      rocksdb::Slice key_parts[] = {slice({prefix.data(), prefix.size()}), slice(record.key)};
+      rocksdb::Slice value_parts[] = {slice({header.data(), header.size()}),
+                                      slice(record.value)};
+      check(batch.Put(rocksdb::SliceParts(key_parts, 2), rocksdb::SliceParts(value_parts, 2)),
+            "cannot batch a record");
+    }
+    for (const VBucketSeqno& s : seqnos) {
+      check(batch.Put(encode_seqno_key(s.vbucket), encode_seqno_value(s.seqno)),
+            "cannot batch a high seqno");
+    }
+  }
+
+  void commit(rocksdb::WriteBatch& batch) {
+    rocksdb::WriteOptions write_options;
+    write_options.sync = sync_writes_;
+    check(db_->Write(write_options, &batch), "cannot write to the store");
+  }
+
   static Record decode(uint16_t vbucket, std::string_view bytes) {
     auto record = decode_value(bytes);
     if (!record) {

@@ -169,6 +169,45 @@ TEST_F(StoreTest, OpenWhereADirectoryCannotBeFails) {
   EXPECT_THROW(open_rocksdb_store(dir_.sub("file/db"), {}), StoreError);
 }
 
+// A flush: every record goes, in every vbucket, tombstones and keys starting with 0x00 too;
+// the records of the same batch stay, one of them a key that was there before; the high
+// seqnos stay. So it is after a reopen.
+TEST_F(StoreTest, ClearAndWriteLeavesOnlyItsOwnRecordsAndKeepsTheSeqnos) {
+  Record before[] = {doc(0, "a", "old", 1), doc(0, "\0\x08k"sv, "old", 2),
+                     tombstone(3, "t", 1, 5), doc(kMaxVBucket, "z", "old", 1)};
+  Record after[] = {doc(0, "a", "new", 3), doc(7, "b", "new", 1)};
+  {
+    auto store = open();
+    store->write(before, std::vector<VBucketSeqno>{{0, 2}, {3, 1}, {kMaxVBucket, 1}});
+    store->clear_and_write(after, std::vector<VBucketSeqno>{{0, 3}, {7, 1}});
+  }
+  auto store = open();
+  auto got = scan_all(*store);
+  ASSERT_EQ(got.size(), 2u);
+  expect_equal(got[0], after[0]);
+  expect_equal(got[1], after[1]);
+  EXPECT_FALSE(store->get(3, "t"));
+  EXPECT_FALSE(store->get(kMaxVBucket, "z"));
+  auto seqnos = store->high_seqnos();
+  ASSERT_EQ(seqnos.size(), 4u);
+  EXPECT_EQ(seqnos[0].seqno, 3u);
+  EXPECT_EQ(seqnos[1].vbucket, 3);
+  EXPECT_EQ(seqnos[1].seqno, 1u);
+  // An empty one empties the store.
+  store->clear_and_write({}, {});
+  EXPECT_TRUE(scan_all(*store).empty());
+}
+
+// A refused batch deletes nothing either.
+TEST_F(StoreTest, ARefusedClearDeletesNothing) {
+  auto store = open();
+  Record before[] = {doc(1, "k", "v", 1)};
+  store->write(before, {});
+  Record bad[] = {doc(0xff00, "k", "v", 1)};
+  EXPECT_THROW(store->clear_and_write(bad, {}), StoreError);
+  EXPECT_TRUE(store->get(1, "k"));
+}
+
 TEST_F(StoreTest, VBucketInTheMetadataRangeIsRefusedAndNothingIsWritten) {
   auto store = open();
   Record records[] = {doc(1, "k", "v", 1), doc(0xff00, "k", "v", 1)};
