@@ -30,10 +30,9 @@ internal sealed class ManagementEndpointFinder(
         var global = await FromSeedAsync(cancellationToken).ConfigureAwait(false);
         if (global.Endpoints.Count > 0)
             return global;
-        var opening = topologies().Where(t => !t.Ready.IsCompleted).Select(t => t.Ready).ToArray();
-        if (opening.Length == 0)
-            return global;
-        await Task.WhenAny(opening).WaitAsync(cancellationToken).ConfigureAwait(false);
+        // A bucket may have opened meanwhile, or be about to: its map is the next best.
+        while (FromOpenBuckets() is null && topologies().Where(t => !t.Ready.IsCompleted).Select(t => t.Ready).ToArray() is { Length: > 0 } opening)
+            await Task.WhenAny(opening).WaitAsync(cancellationToken).ConfigureAwait(false);
         return FromOpenBuckets() ?? global;
     }
 
