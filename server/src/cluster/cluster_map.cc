@@ -28,16 +28,10 @@ void write_string(Writer& writer, std::string_view text) {
 void write_bucket_capabilities(Writer& writer, bool collections) {
   writer.Key("bucketCapabilitiesVer");
   writer.String("");
-  // Only what ternd implements, or clients would send requests ternd rejects: "xattr"
-  // (extended attributes, sub-document XATTR paths), "subdoc.AccessDeleted" (lookups and
-  // mutations of a tombstone's XATTRs). Not "subdoc.ReplicaRead" (no replica vbuckets to
-  // read), "subdoc.ReplaceBodyWithXattr" (opcode 0xd3) nor "tombstonedUserXAttrs".
   writer.Key("bucketCapabilities");
   writer.StartArray();
-  for (const char* capability : {"cccp", "nodesExt", "touch", "cbhello"}) writer.String(capability);
-  if (collections) writer.String("collections");
-  for (const char* capability : {"durableWrite", "xattr", "subdoc.AccessDeleted"}) {
-    writer.String(capability);
+  for (std::string_view capability : bucket_capabilities(collections)) {
+    write_string(writer, capability);
   }
   writer.EndArray();
 }
@@ -48,7 +42,7 @@ void write_nodes(Writer& writer, const SingleNodeParams& params) {
   writer.StartArray();
   writer.StartObject();
   writer.Key("hostname");
-  write_string(writer, "$HOST:" + std::to_string(params.mgmt_port));
+  write_string(writer, "$HOST:" + std::to_string(params.mgmt_port.value_or(8091)));
   writer.Key("ports");
   writer.StartObject();
   writer.Key("direct");
@@ -57,7 +51,7 @@ void write_nodes(Writer& writer, const SingleNodeParams& params) {
   writer.EndObject();
   writer.EndArray();
 
-  // No "mgmt" service: ping and waitUntilReady would try an HTTP port nobody serves.
+  // "mgmt" only while the port answers: ping, waitUntilReady and the managers use it.
   writer.Key("nodesExt");
   writer.StartArray();
   writer.StartObject();
@@ -65,6 +59,10 @@ void write_nodes(Writer& writer, const SingleNodeParams& params) {
   writer.StartObject();
   writer.Key("kv");
   writer.Uint(params.kv_port);
+  if (params.mgmt_port) {
+    writer.Key("mgmt");
+    writer.Uint(*params.mgmt_port);
+  }
   writer.EndObject();
   writer.Key("thisNode");
   writer.Bool(true);
@@ -103,6 +101,18 @@ std::optional<int64_t> as_int64(const rapidjson::Value& value) {
 }
 
 }  // namespace
+
+std::vector<std::string_view> bucket_capabilities(bool collections) {
+  // "xattr": extended attributes, sub-document XATTR paths; "subdoc.AccessDeleted": lookups
+  // and mutations of a tombstone's XATTRs. Not "subdoc.ReplicaRead" (no replica vbuckets to
+  // read), "subdoc.ReplaceBodyWithXattr" (opcode 0xd3) nor "tombstonedUserXAttrs".
+  std::vector<std::string_view> capabilities = {"cccp", "nodesExt", "touch", "cbhello"};
+  if (collections) capabilities.push_back("collections");
+  for (std::string_view capability : {"durableWrite", "xattr", "subdoc.AccessDeleted"}) {
+    capabilities.push_back(capability);
+  }
+  return capabilities;
+}
 
 ClusterMap::ClusterMap(std::string json, int64_t epoch, int64_t rev, std::vector<int> active,
                        bool active_known)

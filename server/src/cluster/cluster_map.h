@@ -31,10 +31,16 @@ struct SingleNodeParams {
   // Collections (0x12): the SDKs prefix keys on one and look ids up on the other.
   bool collections = false;
   uint16_t vbucket_count = 1024;  // a power of two
-  // Only shapes nodes[].hostname ("$HOST:8091"), which the .NET SDK requires to exist; no
-  // service is advertised on it, so nothing connects there.
-  uint16_t mgmt_port = 8091;
+  // The management (HTTP) port, listed as the "mgmt" service and in nodes[].hostname once
+  // it really answers. Without one, nodes[].hostname still reads "$HOST:8091" (the .NET SDK
+  // requires it to exist) but no service is advertised, so nothing connects there.
+  std::optional<uint16_t> mgmt_port;
 };
+
+// What a bucket of this node can do, in the words of the map's bucketCapabilities (and of
+// the management port's bucket view): only what ternd implements, or clients would send
+// requests ternd rejects.
+std::vector<std::string_view> bucket_capabilities(bool collections);
 
 class ClusterMap {
  public:

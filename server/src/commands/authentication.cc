@@ -78,7 +78,7 @@ Outcome sasl_step(const Command& cmd) {
 Outcome select_bucket(const Command& cmd) {
   const std::string_view name = Command::as_text(cmd.request.key);
   Session& session = cmd.session;
-  engine::Bucket* bucket = cmd.node().find_bucket(name);
+  std::shared_ptr<engine::Bucket> bucket = cmd.node().find_bucket(name);
   bool granted = bucket != nullptr;
   if (granted && !cmd.node().settings().open_access) {
     const auth::User* user =
@@ -91,7 +91,7 @@ Outcome select_bucket(const Command& cmd) {
     cmd.reply.error(Status::Eaccess);
     return Outcome::Continue;
   }
-  session.bucket = bucket;
+  session.bucket = std::move(bucket);
   cmd.reply.success();
   return Outcome::Continue;
 }

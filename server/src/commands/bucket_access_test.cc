@@ -60,7 +60,7 @@ TEST_F(BucketAccessTest, SelectingAGrantedBucketLetsDataCommandsRun) {
   const Response selected = c.select_bucket("default");
   EXPECT_EQ(selected.status, Status::Success);
   EXPECT_TRUE(selected.value.empty() && selected.extras.empty() && selected.key.empty());
-  EXPECT_EQ(c.session().bucket, &bucket("default"));
+  EXPECT_EQ(c.session().bucket.get(), &bucket("default"));
   EXPECT_EQ(c.set("k", "v").status, Status::Success);
   EXPECT_EQ(c.get("k").value, "v");
 }
@@ -101,7 +101,7 @@ TEST_F(BucketAccessTest, BucketNameOverTheKeyLimitIsEinval) {
 TEST_F(BucketAccessTest, AnonymousBucketIsTheOnlyOneUnauthenticatedClientsMayUse) {
   use_secure_node(secure_settings(false, "other"));
   Connection& c = anonymous();
-  EXPECT_EQ(c.session().bucket, &bucket("other"));
+  EXPECT_EQ(c.session().bucket.get(), &bucket("other"));
   EXPECT_EQ(c.set("k", "v").status, Status::Success);
   EXPECT_EQ(c.get("k").value, "v");
   EXPECT_EQ(bucket("other").documents().stats().curr_items, 1u);

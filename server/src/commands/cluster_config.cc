@@ -18,9 +18,10 @@ namespace {
 
 // The bucket a cluster-control command is about: the one its key names, else the selected
 // one; nullptr after answering why there is none.
-engine::Bucket* target_bucket(const Command& cmd) {
+std::shared_ptr<engine::Bucket> target_bucket(const Command& cmd) {
   const std::string_view name = Command::as_text(cmd.request.key);
-  engine::Bucket* bucket = name.empty() ? cmd.session.bucket : cmd.node().find_bucket(name);
+  std::shared_ptr<engine::Bucket> bucket =
+      name.empty() ? cmd.session.bucket : cmd.node().find_bucket(name);
   if (bucket == nullptr) cmd.reply.error(name.empty() ? Status::NoBucket : Status::KeyEnoent);
   return bucket;
 }
@@ -28,7 +29,7 @@ engine::Bucket* target_bucket(const Command& cmd) {
 }  // namespace
 
 Outcome get_cluster_config(const Command& cmd) {
-  engine::Bucket* bucket = cmd.session.bucket;
+  engine::Bucket* bucket = cmd.session.bucket.get();
   if (bucket == nullptr) {
     cmd.reply.error(Status::NoBucket);
     return Outcome::Continue;
@@ -48,7 +49,7 @@ Outcome get_cluster_config(const Command& cmd) {
 }
 
 Outcome set_cluster_config(const Command& cmd) {
-  engine::Bucket* bucket = target_bucket(cmd);
+  const std::shared_ptr<engine::Bucket> bucket = target_bucket(cmd);
   if (bucket == nullptr) return Outcome::Continue;
   std::string error;
   auto map = cluster::ClusterMap::parse(cmd.value(), error);
@@ -77,7 +78,7 @@ Outcome set_cluster_config(const Command& cmd) {
 }
 
 Outcome set_vbucket(const Command& cmd) {
-  engine::Bucket* bucket = target_bucket(cmd);
+  const std::shared_ptr<engine::Bucket> bucket = target_bucket(cmd);
   if (bucket == nullptr) return Outcome::Continue;
   const auto request =
       cluster::parse_set_vbucket(cmd.request.extras, cmd.request.value, cmd.request.datatype);
@@ -92,7 +93,7 @@ Outcome set_vbucket(const Command& cmd) {
 }
 
 Outcome get_vbucket(const Command& cmd) {
-  engine::Bucket* bucket = target_bucket(cmd);
+  const std::shared_ptr<engine::Bucket> bucket = target_bucket(cmd);
   if (bucket == nullptr) return Outcome::Continue;
   const engine::VBucket* vbucket = bucket->vbucket(cmd.vbucket_id());
   if (vbucket == nullptr) {

@@ -140,6 +140,12 @@ Outcome Dispatcher::execute_again(const ParkedRequest& parked, Session& session,
 
 Outcome Dispatcher::run(const protocol::Frame& received, Session& session,
                         std::vector<uint8_t>& out, ReplyContext context) {
+  // A bucket dropped over the management port: Couchbase closes its connections, and
+  // clients then see the bucket gone when they select it again.
+  if (session.bucket != nullptr && session.bucket->dropped()) {
+    session.bucket.reset();
+    return Outcome::Close;
+  }
   const Opcode loud = protocol::loud_variant(static_cast<Opcode>(received.opcode));
   const CommandSpec* spec = find_command(loud);
   Reply reply(received, out, context);
@@ -155,7 +161,7 @@ Outcome Dispatcher::run(const protocol::Frame& received, Session& session,
   DocumentKey key{.logical = Command::as_text(received.key),
                   .stored = Command::as_text(received.key)};
   uint16_t filed_vbucket = received.vbucket_or_status;
-  engine::Bucket* bucket = session.bucket;
+  engine::Bucket* bucket = session.bucket.get();
   if (spec->access == Access::Document || spec->access == Access::ReplicaDocument) {
     // A persistent bucket is still loading from disk: what a request reads or replaces may
     // not be in memory yet. Couchbase answers so during warmup, and SDKs retry.

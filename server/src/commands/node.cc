@@ -1,23 +1,56 @@
 #include "commands/node.h"
 
+#include <algorithm>
+#include <mutex>
+
 namespace tern::commands {
 
 Node::Node(NodeSettings settings, std::vector<std::unique_ptr<engine::Bucket>> buckets,
            auth::UserDirectory users, const Clock& clock)
-    : settings_(std::move(settings)),
-      buckets_(std::move(buckets)),
-      users_(std::move(users)),
-      clock_(clock) {}
+    : settings_(std::move(settings)), users_(std::move(users)), clock_(clock) {
+  for (auto& bucket : buckets) buckets_.push_back(std::move(bucket));
+}
 
-engine::Bucket* Node::find_bucket(std::string_view name) const {
+std::shared_ptr<engine::Bucket> Node::find_locked(std::string_view name) const {
   for (const auto& bucket : buckets_) {
-    if (bucket->name() == name) return bucket.get();
+    if (bucket->name() == name) return bucket;
   }
   return nullptr;
 }
 
-engine::Bucket* Node::initial_bucket() const {
-  if (settings_.open_access) return buckets_.front().get();
+std::shared_ptr<engine::Bucket> Node::find_bucket(std::string_view name) const {
+  std::shared_lock lock(buckets_mutex_);
+  return find_locked(name);
+}
+
+std::vector<std::shared_ptr<engine::Bucket>> Node::buckets() const {
+  std::shared_lock lock(buckets_mutex_);
+  return buckets_;
+}
+
+bool Node::add_bucket(std::shared_ptr<engine::Bucket> bucket) {
+  std::unique_lock lock(buckets_mutex_);
+  if (find_locked(bucket->name())) return false;
+  buckets_.push_back(std::move(bucket));
+  return true;
+}
+
+std::shared_ptr<engine::Bucket> Node::remove_bucket(std::string_view name) {
+  std::unique_lock lock(buckets_mutex_);
+  const auto it = std::find_if(buckets_.begin(), buckets_.end(),
+                               [name](const auto& bucket) { return bucket->name() == name; });
+  if (it == buckets_.end()) return nullptr;
+  std::shared_ptr<engine::Bucket> removed = std::move(*it);
+  buckets_.erase(it);
+  removed->mark_dropped();
+  return removed;
+}
+
+std::shared_ptr<engine::Bucket> Node::initial_bucket() const {
+  if (settings_.open_access) {
+    std::shared_lock lock(buckets_mutex_);
+    return buckets_.empty() ? nullptr : buckets_.front();
+  }
   return settings_.anonymous_bucket.empty() ? nullptr : find_bucket(settings_.anonymous_bucket);
 }
 

@@ -1,10 +1,17 @@
 #pragma once
 // What every connection of this node shares: its buckets, its users and the rules for who
-// may use what. Built once at start-up (from the config file, or as a plain memcached-style
-// node without one) and read-only afterwards, except for what the buckets themselves guard.
+// may use what. Built at start-up (from the config file, or as a plain memcached-style node
+// without one). Settings and users are read-only afterwards; the set of buckets is the one
+// live part: the management port adds and drops buckets while connections use them.
+//
+// Bucket lifetime: the node and every session that selected a bucket share it
+// (std::shared_ptr). Dropping a bucket takes it out of the node and marks it dropped; a
+// connection on it closes at its next request (as Couchbase closes them), and the bucket is
+// destroyed when the last holder lets go.
 
 #include <functional>
 #include <memory>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,7 +36,6 @@ struct NodeSettings {
 
 class Node {
  public:
-  // `buckets` must not be empty.
   Node(NodeSettings settings, std::vector<std::unique_ptr<engine::Bucket>> buckets,
        auth::UserDirectory users, const Clock& clock = SystemClock::instance());
   Node(const Node&) = delete;
@@ -39,13 +45,22 @@ class Node {
   const auth::UserDirectory& users() const { return users_; }
   const Clock& clock() const { return clock_; }
 
-  // The bucket with this name, or nullptr.
-  engine::Bucket* find_bucket(std::string_view name) const;
-  const std::vector<std::unique_ptr<engine::Bucket>>& buckets() const { return buckets_; }
+  // The bucket with this name, or null. Thread-safe.
+  std::shared_ptr<engine::Bucket> find_bucket(std::string_view name) const;
+
+  // Every bucket, in the order added. A copy: buckets may come and go meanwhile.
+  std::vector<std::shared_ptr<engine::Bucket>> buckets() const;
+
+  // Adds a bucket; false (and nothing changes) if one has its name. Thread-safe.
+  bool add_bucket(std::shared_ptr<engine::Bucket> bucket);
+
+  // Takes the bucket out and marks it dropped (engine::Bucket::mark_dropped); null if there is
+  // none of that name. The caller stops its tasks and removes its files. Thread-safe.
+  std::shared_ptr<engine::Bucket> remove_bucket(std::string_view name);
 
   // The bucket a new connection starts on: the first one when access is open, the anonymous
   // bucket if there is one, else none.
-  engine::Bucket* initial_bucket() const;
+  std::shared_ptr<engine::Bucket> initial_bucket() const;
 
   // Installs `map` on `bucket` (if not older than its current one) and, if it was installed,
   // tells the listener so that subscribed clients get it pushed. Returns whether installed.
@@ -55,8 +70,11 @@ class Node {
   void set_cluster_map_listener(std::function<void(engine::Bucket&)> listener);
 
  private:
+  std::shared_ptr<engine::Bucket> find_locked(std::string_view name) const;
+
   const NodeSettings settings_;
-  const std::vector<std::unique_ptr<engine::Bucket>> buckets_;
+  mutable std::shared_mutex buckets_mutex_;  // guards the vector, not the buckets
+  std::vector<std::shared_ptr<engine::Bucket>> buckets_;
   const auth::UserDirectory users_;
   const Clock& clock_;
   std::function<void(engine::Bucket&)> map_listener_;

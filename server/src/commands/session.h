@@ -5,6 +5,7 @@
 // Not thread-safe: a connection runs its commands one at a time.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,8 @@ class Session {
   void authenticate(const auth::User& user);
 
   // The selected bucket, or nullptr.
-  engine::Bucket* bucket = nullptr;
+  // Shared with the node, so that a bucket dropped meanwhile lives until the session lets go.
+  std::shared_ptr<engine::Bucket> bucket;
 
   auth::SaslExchange sasl;
   auth::FailureThrottle auth_failures;

@@ -107,6 +107,7 @@ BucketSpec read_bucket(const TableReader& bucket_table) {
     bucket_table.fail("name", fmt::format("bucket name '{}' {}", bucket.name, *problem));
   }
   read_type_and_eviction(bucket_table, bucket);
+  bucket.flush_enabled = bucket_table.boolean("flush_enabled").value_or(false);
   const auto quota_mb =
       bucket_table.integer("memory_quota_mb", 1, static_cast<int64_t>(kMaxBucketQuotaMb));
   if (!quota_mb) bucket_table.fail("memory_quota_mb", "is required (the bucket's quota, in MiB)");

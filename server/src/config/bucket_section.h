@@ -23,6 +23,6 @@ BucketSpec read_bucket(const TableReader& bucket);
 
 // The keys a [[bucket]] table accepts, for its TableReader.
 inline const std::vector<std::string_view> kBucketKeys = {
-    "name", "type", "eviction_policy", "memory_quota_mb", "manifest_uid", "scope"};
+    "name", "type", "eviction_policy", "memory_quota_mb", "manifest_uid", "scope", "flush_enabled"};
 
 }  // namespace tern::config

@@ -53,6 +53,13 @@ struct BucketSpec {
   BucketType type = BucketType::Couchbase;  // the default for a bucket a file declares
   EvictionPolicy eviction_policy = EvictionPolicy::Value;  // couchbase buckets only
   size_t memory_quota_bytes = 0;
+  // Whether FLUSH (and the management port's doFlush) may empty the bucket.
+  bool flush_enabled = false;
+  // The longest expiry a document may have, in seconds; 0 for none (Couchbase's maxTTL).
+  uint32_t max_ttl_seconds = 0;
+  // The least durability every write gets, in Couchbase's words: "none", "majority",
+  // "majorityAndPersistActive" or "persistToMajority".
+  std::string durability_min_level = "none";
   uint64_t manifest_uid = 0;
   // scopes[0] is always "_default" (id 0) and its collections start with "_default" (id 0);
   // declared scopes follow in declaration order.
@@ -81,6 +88,9 @@ struct UserSpec {
 struct ServerSpec {
   std::optional<std::string> listen;  // an IPv4 or IPv6 address
   std::optional<uint16_t> port;       // 0 picks a free port
+  // The management (HTTP) port: unset keeps ternd's default; set to nullopt ("none") turns
+  // it off; 0 picks a free port.
+  std::optional<std::optional<uint16_t>> mgmt_port;
   bool allow_plain_auth = false;      // SASL PLAIN sends the password itself: off by default
   std::optional<std::string> anonymous_bucket;  // unauthenticated connections may use it
   // Where couchbase buckets keep their files, one directory per bucket; relative to the

@@ -30,6 +30,14 @@ ServerSpec read_server(const TableReader& server_table, const std::vector<Bucket
   if (auto port = server_table.integer("port", 0, 65535)) {
     server.port = static_cast<uint16_t>(*port);
   }
+  if (const toml::node* mgmt = server_table.node().get("mgmt_port"); mgmt && mgmt->is_string()) {
+    if (mgmt->value_or(std::string()) != "none") {
+      server_table.fail("mgmt_port", "must be a port number 0-65535 or \"none\"");
+    }
+    server.mgmt_port = std::optional<uint16_t>();
+  } else if (auto mgmt_port = server_table.integer("mgmt_port", 0, 65535)) {
+    server.mgmt_port = static_cast<uint16_t>(*mgmt_port);
+  }
   server.allow_plain_auth = server_table.boolean("allow_plain_auth").value_or(false);
   server.anonymous_bucket = server_table.string("anonymous_bucket");
   if (server.anonymous_bucket &&

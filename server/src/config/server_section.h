@@ -23,6 +23,7 @@ ServerSpec read_server(const TableReader& server, const std::vector<BucketSpec>&
 
 // The keys the [server] table accepts, for its TableReader.
 inline const std::vector<std::string_view> kServerKeys = {"listen", "port", "allow_plain_auth",
-                                                          "anonymous_bucket", "data_dir"};
+                                                          "anonymous_bucket", "data_dir",
+                                                          "mgmt_port"};
 
 }  // namespace tern::config

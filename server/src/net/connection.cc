@@ -95,7 +95,7 @@ void Connection::start(std::unique_ptr<Transport> transport) {
 
 void Connection::notify_cluster_map(engine::Bucket& bucket) {
   using commands::Feature;
-  if (closed_ || requests_.closing() || session_.bucket != &bucket ||
+  if (closed_ || requests_.closing() || session_.bucket.get() != &bucket ||
       !session_.features.has(Feature::Duplex) ||
       !session_.features.has(Feature::ClustermapChangeNotification)) {
     return;

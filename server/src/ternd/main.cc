@@ -11,15 +11,17 @@
 #include <spdlog/spdlog.h>
 
 #include "commands/dispatcher.h"
+#include "commands/node_metrics.h"
 #include "common/log.h"
 #include "engine/engine.h"
 #include "engine/persistence.h"
 #include "engine/expiry_pager.h"
 #include "engine/item_pager.h"
 #include "executor/executor_pool.h"
+#include "http/mgmt_server.h"
 #include "net/server.h"
 #include "config/file_config.h"
-#include "ternd/bucket_tasks_stop.h"
+#include "ternd/bucket_lifecycle.h"
 #include "ternd/executor_stats.h"
 #include "ternd/hash_password.h"
 #include "ternd/node_builder.h"
@@ -61,32 +63,15 @@ int main(int argc, char** argv) {
     }
     // Background work: in each bucket, expired items are swept out, and memory pressure
     // wakes the evictor; persistent buckets warm up, flush and time durable writes out.
-    // Declared before the node, so that it outlives the buckets, whose destructors cancel
-    // their own tasks; `stop_bucket_tasks` stops every bucket's tasks before the buckets go.
+    // Declared before the node and the buckets' owner, so that it outlives the buckets,
+    // whose tasks the owner stops before they go.
     tern::executor::ExecutorPool executor;
     auto node = tern::ternd::build_node(*options, file ? &*file : nullptr);
-    tern::ternd::BucketTasksStop stop_bucket_tasks(executor, *node);
+    tern::ternd::BucketLifecycle buckets(*options, executor, *node);
     // "ready" is logged once every persistent bucket is warm (at once without one): until
     // then their data commands answer Etmpfail, so scripts and test harnesses wait for it.
-    size_t persistent_buckets = 0;
-    for (const auto& bucket : node->buckets()) persistent_buckets += bucket->persistence() ? 1 : 0;
-    std::atomic<size_t> warming = persistent_buckets;
-    const auto log_ready = [] { spdlog::info("ternd ready: every bucket is warm"); };
-    const auto bucket_warm = [&warming, log_ready] {
-      if (warming.fetch_sub(1) == 1) log_ready();
-    };
-    for (const auto& bucket : node->buckets()) {
-      tern::engine::Engine& documents = bucket->documents();
-      executor.schedule(std::make_shared<tern::engine::ExpiryPager>(
-                            documents, options->expiry_pager_interval, bucket->executor_owner()),
-                        options->expiry_pager_interval);
-      tern::engine::attach_item_pager(documents, executor, bucket->executor_owner());
-      // A persistent bucket warms up from disk, then flushes what changes.
-      if (tern::engine::Persistence* persistence = bucket->persistence()) {
-        persistence->start(executor, bucket->executor_owner(), bucket_warm);
-        persistence->flusher()->set_fsync_per_write(options->fsync_per_write);
-      }
-    }
+    buckets.open(tern::ternd::configured_buckets(*options, file ? &*file : nullptr),
+                 [] { spdlog::info("ternd ready: every bucket is warm"); });
     tern::ternd::ExecutorStats executor_stats(executor);
 
     tern::commands::Dispatcher dispatcher(*node);
@@ -103,7 +88,21 @@ int main(int argc, char** argv) {
     teardown_signals.hold();
 
     auto endpoint = server.local_endpoint();
-    tern::ternd::install_single_node_maps(*node, endpoint.port());
+    tern::http::MgmtContext mgmt_context{
+        *node, buckets, {options->listen, endpoint.port(), 0}, {}};
+    // GET /metrics: every bucket as it is at the scrape, then the node's statistics.
+    mgmt_context.metrics_text = [&node, &dispatcher] {
+      return tern::commands::render_prometheus(*node, dispatcher.stat_providers());
+    };
+    std::unique_ptr<tern::http::MgmtServer> mgmt;
+    if (options->mgmt_port) {
+      tern::http::MgmtServerConfig mgmt_config;
+      mgmt_config.listen = options->listen;
+      mgmt_config.port = *options->mgmt_port;
+      mgmt = std::make_unique<tern::http::MgmtServer>(mgmt_config, mgmt_context);
+    }
+    buckets.set_ports(endpoint.port(),
+                      mgmt ? std::optional<uint16_t>(mgmt->port()) : std::nullopt);
     tern::ternd::SettingsStats settings(*options, endpoint.port());
     dispatcher.add_stat_provider(server.stats());
     dispatcher.add_stat_provider(settings);
@@ -111,19 +110,17 @@ int main(int argc, char** argv) {
 
     spdlog::info("ternd {} listening on {} with {} threads on {}", kVersion,
                  endpoint_text(endpoint), options->threads, tern::ternd::name_of(io));
-    if (persistent_buckets == 0) log_ready();
+    if (mgmt) {
+      mgmt->start();
+      spdlog::info("management port listening on {}",
+                   endpoint_text({endpoint.address(), mgmt->port()}));
+    }
     server.run();
 
-    // A clean stop loses nothing acknowledged: no request runs any more, so once a bucket's
-    // tasks are stopped (unregister waits for a running flush) what is still queued is the
-    // last of it.
-    for (const auto& bucket : node->buckets()) {
-      tern::engine::Persistence* persistence = bucket->persistence();
-      if (persistence == nullptr) continue;
-      executor.unregister(bucket->executor_owner());
-      persistence->flush_before_exit();
-      spdlog::info("bucket {}: flushed to disk", bucket->name());
-    }
+    // No management request changes anything from here on; then every bucket's tasks stop
+    // and what persistent buckets still have queued is written.
+    mgmt.reset();
+    buckets.stop_all();
   } catch (const std::exception& error) {
     spdlog::error("ternd: {}", error.what());
     return 1;

@@ -1,10 +1,10 @@
 #include "ternd/node_builder.h"
 
-#include <filesystem>
-#include <stdexcept>
-
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <stdexcept>
 
 #include "auth/scram.h"
 #include "auth/scram_algorithm.h"
@@ -30,20 +30,21 @@ engine::Config engine_config(const Options& options, size_t quota_bytes) {
 engine::Config engine_config(const Options& options, const config::BucketSpec& spec) {
   engine::Config config = engine_config(options, spec.memory_quota_bytes);
   config.persistent = spec.type == config::BucketType::Couchbase;
-  config.full_eviction =
-      config.persistent && spec.eviction_policy == config::EvictionPolicy::Full;
+  config.full_eviction = config.persistent && spec.eviction_policy == config::EvictionPolicy::Full;
   return config;
 }
 
-// Opens the bucket's store under the data directory and hands it to the bucket.
-void make_persistent(engine::Bucket& bucket, const Options& options) {
+// Opens the bucket's store in `directory` under the data directory, for the bucket.
+void make_persistent(engine::Bucket& bucket, const Options& options,
+                     const std::string& directory_name) {
   if (!options.data_dir) {
     throw std::runtime_error(fmt::format(
         "bucket {} is persistent (type couchbase) and needs a data directory: --data-dir or "
         "[server] data_dir",
         bucket.name()));
   }
-  const std::string directory = (std::filesystem::path(*options.data_dir) / bucket.name()).string();
+  const std::string directory =
+      (std::filesystem::path(*options.data_dir) / directory_name).string();
   storage::StoreOptions store_options;
   // Tombstones live on disk as long as in memory: a purge on one side only would let a
   // deleted document come back at the next warmup, or be forgotten while memory still has it.
@@ -52,6 +53,8 @@ void make_persistent(engine::Bucket& bucket, const Options& options) {
   spdlog::info("bucket {}: couchbase (persistent), data in {}, {} eviction", bucket.name(),
                directory, bucket.documents().config().full_eviction ? "full" : "value");
 }
+
+}  // namespace
 
 cluster::CollectionsManifest manifest_of(const config::BucketSpec& spec) {
   std::vector<cluster::Scope> scopes;
@@ -64,6 +67,8 @@ cluster::CollectionsManifest manifest_of(const config::BucketSpec& spec) {
   }
   return cluster::CollectionsManifest(spec.manifest_uid, std::move(scopes));
 }
+
+namespace {
 
 auth::User user_of(const config::UserSpec& spec) {
   auth::User user;
@@ -87,50 +92,59 @@ auth::User user_of(const config::UserSpec& spec) {
 
 }  // namespace
 
-std::unique_ptr<commands::Node> build_node(const Options& options,
-                                           const config::FileConfig* file) {
+std::unique_ptr<commands::Node> build_node(const Options& options, const config::FileConfig* file) {
   commands::NodeSettings settings;
   settings.version = kVersion;
   settings.max_item_size = options.max_item_size;
-  std::vector<std::unique_ptr<engine::Bucket>> buckets;
   auth::UserDirectory users;
-  if (file == nullptr) {
-    buckets.push_back(std::make_unique<engine::Bucket>(
-        "default", engine_config(options, options.memory_mb * 1024 * 1024),
-        cluster::CollectionsManifest::default_only(), 1));
-    return std::make_unique<commands::Node>(std::move(settings), std::move(buckets),
-                                            std::move(users));
+  if (file != nullptr) {
+    settings.open_access = false;
+    settings.allow_plain_auth = file->server.allow_plain_auth;
+    settings.anonymous_bucket = file->server.anonymous_bucket.value_or("");
+    for (const config::UserSpec& spec : file->users) users.add(user_of(spec));
   }
-  settings.open_access = false;
-  settings.allow_plain_auth = file->server.allow_plain_auth;
-  settings.anonymous_bucket = file->server.anonymous_bucket.value_or("");
-  for (size_t i = 0; i < file->buckets.size(); ++i) {
-    const config::BucketSpec& spec = file->buckets[i];
-    buckets.push_back(std::make_unique<engine::Bucket>(spec.name, engine_config(options, spec),
-                                                       manifest_of(spec), i + 1));
-    if (buckets.back()->documents().config().persistent) {
-      make_persistent(*buckets.back(), options);
-    } else {
-      spdlog::info("bucket {}: ephemeral (memory only)", spec.name);
-    }
-  }
-  for (const config::UserSpec& spec : file->users) users.add(user_of(spec));
-  return std::make_unique<commands::Node>(std::move(settings), std::move(buckets),
-                                          std::move(users));
+  return std::make_unique<commands::Node>(
+      std::move(settings), std::vector<std::unique_ptr<engine::Bucket>>{}, std::move(users));
 }
 
-void install_single_node_maps(commands::Node& node, uint16_t port) {
-  for (const auto& bucket : node.buckets()) {
-    cluster::SingleNodeParams params;
-    params.bucket_name = bucket->name();
-    params.bucket_uuid = bucket->uuid();
-    params.kv_port = port;
-    params.rev_epoch = node.clock().unix_seconds();
-    params.rev = 1;
-    params.collections_manifest_uid = bucket->manifest().uid();
-    params.collections = true;  // HELLO always acknowledges Collections: the two go together
-    node.install_cluster_map(*bucket, cluster::ClusterMap::single_node(params));
+std::vector<config::BucketSpec> configured_buckets(const Options& options,
+                                                   const config::FileConfig* file) {
+  if (file != nullptr) return file->buckets;
+  config::BucketSpec open;
+  open.name = "default";
+  open.type = config::BucketType::Ephemeral;
+  open.memory_quota_bytes = options.memory_mb * 1024 * 1024;
+  open.flush_enabled = true;
+  return {open};
+}
+
+std::unique_ptr<engine::Bucket> build_bucket(const Options& options, const config::BucketSpec& spec,
+                                             cluster::CollectionsManifest manifest,
+                                             executor::OwnerId owner,
+                                             const std::string& directory) {
+  auto bucket = std::make_unique<engine::Bucket>(spec.name, engine_config(options, spec),
+                                                 std::move(manifest), owner);
+  if (bucket->documents().config().persistent) {
+    make_persistent(*bucket, options, directory);
+  } else {
+    spdlog::info("bucket {}: ephemeral (memory only)", spec.name);
   }
+  return bucket;
+}
+
+void install_single_node_map(commands::Node& node, engine::Bucket& bucket, uint16_t kv_port,
+                             std::optional<uint16_t> mgmt_port) {
+  const std::shared_ptr<const cluster::ClusterMap> current = bucket.cluster_map();
+  cluster::SingleNodeParams params;
+  params.bucket_name = bucket.name();
+  params.bucket_uuid = bucket.uuid();
+  params.kv_port = kv_port;
+  params.mgmt_port = mgmt_port;
+  params.rev_epoch = current ? current->epoch() : node.clock().unix_seconds();
+  params.rev = current ? current->rev() + 1 : 1;
+  params.collections_manifest_uid = bucket.manifest().uid();
+  params.collections = true;  // HELLO always acknowledges Collections: the two go together
+  node.install_cluster_map(bucket, cluster::ClusterMap::single_node(params));
 }
 
 }  // namespace tern::ternd

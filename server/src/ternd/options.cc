@@ -103,6 +103,25 @@ CLI::Validator io_backend() {
       "");
 }
 
+// "none", or a port number 0-65535.
+std::optional<uint16_t> parse_port_or_none(const std::string& text) {
+  unsigned port = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), port);
+  if (text == "none" || error != std::errc() || end != text.data() + text.size() || port > 65535) {
+    return std::nullopt;
+  }
+  return static_cast<uint16_t>(port);
+}
+
+CLI::Validator port_or_none() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (text == "none" || parse_port_or_none(text)) return "";
+        return fmt::format("must be a whole number 0-65535 or none (got '{}')", text);
+      },
+      "");
+}
+
 // A bare --verbose reaches the check as "true"; --verbose=VALUE as VALUE.
 CLI::Validator switch_value() {
   return CLI::Validator(
@@ -155,6 +174,13 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
       ->check(switch_value());
   CLI::Option* port = add_number<uint16_t>(app, "--port", options.port, 0, 65535,
                                            "TCP port to listen on; 0 picks a free one");
+  std::string mgmt_port_text = "8091";
+  CLI::Option* mgmt_port =
+      app.add_option("--mgmt-port", mgmt_port_text,
+                     "management (HTTP) port: REST, /metrics, console; 0 picks a free one")
+          ->check(port_or_none())
+          ->option_text("0-65535|none")
+          ->capture_default_str();
   CLI::Option* listen =
       app.add_option("--listen", options.listen, "IPv4 or IPv6 address to listen on")
           ->check(ip_address())
@@ -201,6 +227,8 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
   }
   options.listen_given = listen->count() > 0;
   options.port_given = port->count() > 0;
+  options.mgmt_port_given = mgmt_port->count() > 0;
+  options.mgmt_port = parse_port_or_none(mgmt_port_text);
   options.io = *parse_io_backend(io_text);
   return options;
 }
@@ -209,6 +237,7 @@ void apply_server_settings(const config::ServerSpec& server, Options& options) {
   if (server.listen && !options.listen_given) options.listen = *server.listen;
   if (server.port && !options.port_given) options.port = *server.port;
   if (server.data_dir && !options.data_dir) options.data_dir = *server.data_dir;
+  if (server.mgmt_port && !options.mgmt_port_given) options.mgmt_port = *server.mgmt_port;
 }
 
 }  // namespace tern::ternd

@@ -22,6 +22,8 @@ inline constexpr IoBackend kDefaultIoBackend = IoBackend::Uring;
 
 struct Options {
   uint16_t port = 11210;  // 0 picks a free port
+  // The management (HTTP) port; nullopt when turned off ("none"); 0 picks a free port.
+  std::optional<uint16_t> mgmt_port = 8091;
   std::string listen = "127.0.0.1";
   unsigned threads = 0;  // 0 until parsed: then the number of cores unless given
   IoBackend io = kDefaultIoBackend;
@@ -44,6 +46,7 @@ struct Options {
   // Whether --listen and --port were given, so that the config file's do not replace them.
   bool listen_given = false;
   bool port_given = false;
+  bool mgmt_port_given = false;
 };
 
 // Parses the command line. After --help or --version it prints what was asked and returns

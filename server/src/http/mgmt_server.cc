@@ -1,0 +1,92 @@
+#include "http/mgmt_server.h"
+
+#include <fmt/format.h>
+#include <httplib.h>
+#include <spdlog/spdlog.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <exception>
+#include <stdexcept>
+
+#include "http/route_groups.h"
+
+namespace tern::http {
+
+namespace {
+
+// Nice value of the HTTP threads: the KV port's loops win the CPU when both want it.
+constexpr int kHttpNice = 10;
+
+void register_routes(Routes& routes, MgmtContext& context) {
+  add_cluster_routes(routes, context);
+  add_bucket_routes(routes, context);
+  add_collection_routes(routes, context);
+  add_metrics_routes(routes, context);
+}
+
+// Linux schedules threads, so a nice value set with the thread's id applies to it alone.
+void lower_this_threads_priority() {
+  thread_local const bool lowered = [] {
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kHttpNice);
+    return true;
+  }();
+  (void)lowered;
+}
+
+}  // namespace
+
+MgmtServer::MgmtServer(const MgmtServerConfig& config, MgmtContext& context)
+    : server_(std::make_unique<httplib::Server>()) {
+  const unsigned threads = config.threads;
+  server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  server_->set_payload_max_length(kMaxBodyBytes);
+  server_->set_read_timeout(config.read_timeout);
+  server_->set_keep_alive_timeout(config.read_timeout.count());
+  server_->set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
+    lower_this_threads_priority();
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  server_->set_exception_handler(
+      [](const httplib::Request& req, httplib::Response& res, std::exception_ptr error) {
+        std::string what = "unknown error";
+        try {
+          std::rethrow_exception(error);
+        } catch (const std::exception& e) {
+          what = e.what();
+        } catch (...) {
+        }
+        spdlog::error("management port: {} {} failed: {}", req.method, req.path, what);
+        res.status = 500;
+        res.set_content(fmt::format("\"Unexpected server error: {}\"", what), "application/json");
+      });
+  server_->set_logger([](const httplib::Request& req, const httplib::Response& res) {
+    spdlog::debug("management port: {} {} -> {}", req.method, req.path, res.status);
+  });
+
+  Routes routes(*server_, context.node);
+  register_routes(routes, context);
+
+  const int bound = config.port == 0 ? server_->bind_to_any_port(config.listen)
+                                     : (server_->bind_to_port(config.listen, config.port)
+                                            ? static_cast<int>(config.port)
+                                            : -1);
+  if (bound <= 0) {
+    throw std::runtime_error(
+        fmt::format("management port: cannot listen on {}:{}", config.listen, config.port));
+  }
+  port_ = static_cast<uint16_t>(bound);
+  context.address.mgmt_port = port_;
+}
+
+MgmtServer::~MgmtServer() {
+  server_->stop();
+  if (listener_.joinable()) listener_.join();
+}
+
+void MgmtServer::start() {
+  listener_ = std::thread([this] { server_->listen_after_bind(); });
+}
+
+}  // namespace tern::http

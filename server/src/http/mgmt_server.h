@@ -1,0 +1,55 @@
+#pragma once
+// The management port: Couchbase's cluster-manager REST subset, /metrics and the console,
+// over HTTP on its own threads (cpp-httplib's pool), so the KV worker loops never run a
+// management request and a flood of them cannot stall the KV port's loops. Its threads run
+// at a lower scheduling priority than the KV port's for the same reason.
+//
+// Limits: a body over kMaxBodyBytes answers 413; a client that sends nothing for
+// read_timeout is closed.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "http/mgmt_context.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace tern::http {
+
+inline constexpr size_t kMaxBodyBytes = 1024 * 1024;
+
+struct MgmtServerConfig {
+  std::string listen = "127.0.0.1";
+  uint16_t port = 8091;  // 0 picks a free port
+  std::chrono::seconds read_timeout{10};
+  unsigned threads = 4;
+};
+
+class MgmtServer {
+ public:
+  // Registers every route and binds the port; throws std::runtime_error naming the address
+  // when it cannot bind. `context` must outlive the server; its address.mgmt_port is set to
+  // the bound port. Serving starts with start().
+  MgmtServer(const MgmtServerConfig& config, MgmtContext& context);
+  ~MgmtServer();  // stops serving and joins its threads
+  MgmtServer(const MgmtServer&) = delete;
+  MgmtServer& operator=(const MgmtServer&) = delete;
+
+  uint16_t port() const { return port_; }
+
+  // Serves on a thread of its own until the destructor.
+  void start();
+
+ private:
+  std::unique_ptr<httplib::Server> server_;
+  uint16_t port_ = 0;
+  std::thread listener_;
+};
+
+}  // namespace tern::http

@@ -1,0 +1,19 @@
+#pragma once
+// Every group of management routes, one file each; MgmtServer registers them all. A new
+// group declares its function here and adds one call to register_routes() (mgmt_server.cc).
+
+#include "http/mgmt_context.h"
+#include "http/routes.h"
+
+namespace tern::http {
+
+// GET /pools, /pools/default, /pools/nodes (cluster_routes.cc).
+void add_cluster_routes(Routes& routes, MgmtContext& context);
+// /pools/default/buckets[/<b>[/controller/doFlush]] (bucket_routes.cc).
+void add_bucket_routes(Routes& routes, MgmtContext& context);
+// /pools/default/buckets/<b>/scopes[/<s>[/collections[/<c>]]] (collection_routes.cc).
+void add_collection_routes(Routes& routes, MgmtContext& context);
+// GET /metrics, the Prometheus text of MgmtContext::metrics_text (metrics_routes.cc).
+void add_metrics_routes(Routes& routes, MgmtContext& context);
+
+}  // namespace tern::http
