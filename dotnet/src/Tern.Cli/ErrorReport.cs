@@ -21,8 +21,7 @@ public static class ErrorReport
                 ExitCodes.NoSuchBucketOrCollection);
         if (Find<CollectionNotFoundException>(error) is { } collection)
             return ($"{server}: collection '{collection.ScopeName}.{collection.CollectionName}' does not exist in bucket " +
-                $"'{target?.Bucket}' — check --collection (SCOPE.COLLECTION), or list them with `tern collection list`",
-                ExitCodes.NoSuchBucketOrCollection);
+                $"'{target?.Bucket}' — check --collection (SCOPE.COLLECTION)", ExitCodes.NoSuchBucketOrCollection);
         if (Find<ScopeNotFoundException>(error) is { } scope)
             return ($"{server}: scope '{scope.ScopeName}' does not exist in bucket '{target?.Bucket}' — list them with `tern collection list`",
                 ExitCodes.NoSuchBucketOrCollection);
