@@ -28,7 +28,8 @@ public static class ErrorReport
         switch (error)
         {
             case ServiceNotAvailableException unavailable:
-                return ($"{server}: {unavailable.Message}", ExitCodes.ServiceNotAvailable);
+                return ($"{server}: {unavailable.Message} (tern looks for the management port in the cluster map of --bucket " +
+                    $"'{target?.Bucket}')", ExitCodes.ServiceNotAvailable);
             case UsageException usage:
                 return (usage.Message + " (see `tern --help`)", ExitCodes.Usage);
             case InvalidArgumentException invalid:
