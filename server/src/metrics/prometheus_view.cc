@@ -8,11 +8,11 @@ namespace {
 
 // A sample value: integers exactly, scaled values as the shortest text that reads back.
 void append_value(std::string& out, uint64_t value, Unit unit) {
-  const double scale = base_unit_scale(unit);
-  if (scale == 1.0) {
+  const double divisor = base_unit_divisor(unit);
+  if (divisor == 1.0) {
     fmt::format_to(std::back_inserter(out), "{}", value);
   } else {
-    fmt::format_to(std::back_inserter(out), "{}", static_cast<double>(value) * scale);
+    fmt::format_to(std::back_inserter(out), "{}", static_cast<double>(value) / divisor);
   }
 }
 
@@ -103,11 +103,11 @@ void PrometheusView::add_histogram(const StatDef& stat, const HistogramSnapshot&
   if (!stat.in_prometheus()) return;
   Family& f = family(stat);
   // The histogram's bounds are in nanoseconds; the family's unit says how to show them.
-  const double scale = base_unit_scale(stat.unit);
+  const double divisor = base_unit_divisor(stat.unit);
   uint64_t cumulative = 0;
   for (size_t k = 0; k < kHistogramBuckets; ++k) {
     cumulative += histogram.counts[k];
-    const std::string le = fmt::format("{}", static_cast<double>(histogram_bound_ns(k)) * scale);
+    const std::string le = fmt::format("{}", static_cast<double>(histogram_bound_ns(k)) / divisor);
     append_series(f.samples, f.name, "_bucket", stat, le);
     fmt::format_to(std::back_inserter(f.samples), "{}\n", cumulative);
   }

@@ -20,15 +20,16 @@ enum class Type { Counter, Gauge, Untyped, Histogram };
 // microseconds or milliseconds is shown in seconds (scaled), bytes as bytes.
 enum class Unit { None, Bytes, Seconds, Milliseconds, Microseconds, Nanoseconds };
 
-// What a value in `unit` is multiplied by to be in its base unit.
-constexpr double base_unit_scale(Unit unit) {
+// What a value in `unit` is divided by to be in its base unit. (A division by an exact power
+// of ten rounds once, so 17704 ns shows as 1.7704e-05, not 1.7704000000000002e-05.)
+constexpr double base_unit_divisor(Unit unit) {
   switch (unit) {
     case Unit::Milliseconds:
-      return 1e-3;
+      return 1e3;
     case Unit::Microseconds:
-      return 1e-6;
+      return 1e6;
     case Unit::Nanoseconds:
-      return 1e-9;
+      return 1e9;
     default:
       return 1.0;
   }

@@ -53,7 +53,7 @@ TEST(StatsTableTest, PrometheusNamesFollowTheNamingRules) {
     if (def->unit == Unit::Bytes) {
       EXPECT_TRUE(ends_with(base, "_bytes")) << family;
     }
-    if (def->unit == Unit::Seconds || base_unit_scale(def->unit) != 1.0) {
+    if (def->unit == Unit::Seconds || base_unit_divisor(def->unit) != 1.0) {
       EXPECT_TRUE(ends_with(base, "_seconds")) << family;
     }
   }
