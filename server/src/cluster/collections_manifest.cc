@@ -94,7 +94,8 @@ CollectionsManifest::CollectionsManifest(uint64_t uid, std::vector<Scope> scopes
         throw std::invalid_argument("collection name repeats in scope " + scope.name + ": " +
                                     collection.name);
       }
-      by_collection_id_.push_back({collection.id, scope.id});
+      by_collection_id_.push_back({collection.id, scope.id, collection.max_ttl});
+      has_max_ttls_ = has_max_ttls_ || collection.max_ttl != 0;
     }
   }
   std::sort(by_collection_id_.begin(), by_collection_id_.end(),
@@ -214,12 +215,25 @@ bool CollectionsManifest::has_collection(uint32_t collection_id) const {
   return scope_of(collection_id).has_value();
 }
 
-std::optional<uint32_t> CollectionsManifest::scope_of(uint32_t collection_id) const {
+const CollectionsManifest::IdEntry* CollectionsManifest::find_entry(
+    uint32_t collection_id) const {
   const auto it =
       std::lower_bound(by_collection_id_.begin(), by_collection_id_.end(), collection_id,
                        [](const IdEntry& entry, uint32_t id) { return entry.collection_id < id; });
-  if (it == by_collection_id_.end() || it->collection_id != collection_id) return std::nullopt;
-  return it->scope_id;
+  if (it == by_collection_id_.end() || it->collection_id != collection_id) return nullptr;
+  return &*it;
+}
+
+std::optional<uint32_t> CollectionsManifest::scope_of(uint32_t collection_id) const {
+  const IdEntry* entry = find_entry(collection_id);
+  if (entry == nullptr) return std::nullopt;
+  return entry->scope_id;
+}
+
+uint32_t CollectionsManifest::max_ttl_of(uint32_t collection_id) const {
+  if (!has_max_ttls_) return 0;
+  const IdEntry* entry = find_entry(collection_id);
+  return entry == nullptr ? 0 : entry->max_ttl;
 }
 
 const Scope* CollectionsManifest::find_scope(std::string_view name) const {

@@ -116,6 +116,12 @@ class CollectionsManifest {
   // The collection with this id, or null.
   const Collection* collection(uint32_t collection_id) const;
 
+  // The collection's maxTTL (0 when it has none, or there is no such collection), and
+  // whether any collection has one: what every write with an expiry asks, so both are
+  // answered without a scan.
+  uint32_t max_ttl_of(uint32_t collection_id) const;
+  bool has_max_ttls() const { return has_max_ttls_; }
+
   // Whether a collection has this id. Runs on every keyed request: a binary search over a
   // sorted array of ids, with no allocation.
   bool has_collection(uint32_t collection_id) const;
@@ -144,7 +150,10 @@ class CollectionsManifest {
   struct IdEntry {
     uint32_t collection_id;
     uint32_t scope_id;
+    uint32_t max_ttl;
   };
+  // The entry of the collection with this id, or null.
+  const IdEntry* find_entry(uint32_t collection_id) const;
 
   const Scope* find_scope(std::string_view name) const;
   std::string write_json(bool every_max_ttl) const;
@@ -160,6 +169,7 @@ class CollectionsManifest {
   // has_collection() runs on every keyed request: ids below 256 (all a manifest has in
   // practice, as ids count up from 8) are answered from a bit each.
   std::bitset<256> small_ids_;
+  bool has_max_ttls_ = false;
 };
 
 struct ManifestEdit {

@@ -20,6 +20,8 @@ protocol::Status to_wire(engine::Status status) {
     // Handlers fetch the value and run again (background_fetch.h); one that could not tells
     // the client to retry.
     case Status::NotResident: return Wire::Etmpfail;
+    // Dropped between the dispatcher's check of the manifest and the engine's change.
+    case Status::UnknownCollection: return Wire::UnknownCollection;
   }
   return Wire::Einternal;  // unreachable: every enumerator is mapped above
 }

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/live_collections_store.h"
+
 namespace tern::engine {
 
 namespace {
@@ -28,6 +30,7 @@ Bucket::Bucket(std::string name, Config config, cluster::CollectionsManifest man
       clock_(clock),
       documents_(config, clock),
       manifest_(nullptr),
+      purger_(std::make_shared<CollectionPurger>(documents_, owner)),
       vbuckets_(std::make_unique<VBucket[]>(cluster::kVBucketCount)) {
   publish(std::move(manifest));
   // A node serves every vbucket until an administrator installs a map that says otherwise.
@@ -38,9 +41,36 @@ Bucket::Bucket(std::string name, Config config, cluster::CollectionsManifest man
   documents_.set_vbuckets(vbuckets());  // an expiry in a persistent bucket is numbered there
 }
 
-void Bucket::publish(cluster::CollectionsManifest next) {
+bool Bucket::publish(cluster::CollectionsManifest next) {
   manifests_.push_back(std::make_unique<const cluster::CollectionsManifest>(std::move(next)));
-  manifest_.store(manifests_.back().get(), std::memory_order_release);
+  const cluster::CollectionsManifest* current = manifests_.back().get();
+  const cluster::CollectionsManifest* previous = manifest_.load(std::memory_order_relaxed);
+  documents_.set_manifest(current);
+  manifest_.store(current, std::memory_order_release);
+  std::vector<uint32_t> dropped;
+  if (previous != nullptr) {
+    for (const cluster::Scope& scope : previous->scopes()) {
+      for (const cluster::Collection& collection : scope.collections) {
+        if (!current->has_collection(collection.id)) dropped.push_back(collection.id);
+      }
+    }
+  }
+  if (dropped.empty()) return false;
+  purger_->add(dropped);
+  return true;
+}
+
+void Bucket::wake_purger() {
+  if (purger_executor_ != nullptr) purger_executor_->wake(purger_id_);
+}
+
+void Bucket::start_collection_purger(executor::Executor& executor) {
+  std::lock_guard lock(manifest_mutex_);
+  if (purger_executor_ != nullptr) {
+    throw std::logic_error("bucket " + name_ + ": purger started twice");
+  }
+  purger_executor_ = &executor;
+  purger_id_ = executor.schedule(purger_, purger_->idle() ? executor::kForever : 0);
 }
 
 ManifestChange Bucket::change_manifest(
@@ -48,9 +78,10 @@ ManifestChange Bucket::change_manifest(
   std::lock_guard lock(manifest_mutex_);
   cluster::ManifestEdit next = edit(manifest());
   if (next.error != ManifestError::None) return {.error = next.error, .uid = manifest().uid()};
-  publish(std::move(*next.manifest));
+  const bool dropped = publish(std::move(*next.manifest));
   const uint64_t uid = manifest().uid();
   if (manifest_listener_) manifest_listener_(*this);
+  if (dropped) wake_purger();  // once the listener has saved the manifest without them
   return {.error = ManifestError::None, .uid = uid};
 }
 
@@ -79,7 +110,7 @@ ManifestChange Bucket::drop_collection(std::string_view scope, std::string_view 
 
 void Bucket::replace_manifest(cluster::CollectionsManifest manifest) {
   std::lock_guard lock(manifest_mutex_);
-  publish(std::move(manifest));
+  if (publish(std::move(manifest))) wake_purger();
 }
 
 void Bucket::set_manifest_listener(std::function<void(Bucket&)> listener) {
@@ -92,7 +123,10 @@ void Bucket::make_persistent(std::unique_ptr<storage::Store> store) {
   if (!documents_.config().persistent) {
     throw std::logic_error("bucket " + name_ + " has no persistent engine (Config::persistent)");
   }
-  persistence_ = std::make_unique<Persistence>(documents_, vbuckets(), std::move(store), clock_);
+  // The bucket's tasks see the store through its manifest (live_collections_store.h).
+  auto live = std::make_unique<LiveCollectionsStore>(documents_, std::move(store));
+  purger_->set_store(live.get());
+  persistence_ = std::make_unique<Persistence>(documents_, vbuckets(), std::move(live), clock_);
 }
 
 bool Bucket::set_vbucket_state(uint16_t id, cluster::VBucketState state) {

@@ -26,9 +26,11 @@
 #include "cluster/collections_manifest.h"
 #include "cluster/vbucket_of.h"
 #include "common/clock.h"
+#include "engine/collection_purger.h"
 #include "engine/engine.h"
 #include "engine/persistence.h"
 #include "engine/vbucket.h"
+#include "executor/executor.h"
 #include "executor/task.h"
 #include "metrics/command_stats.h"
 #include "storage/store.h"
@@ -88,6 +90,12 @@ class Bucket {
   // It must not change the manifest itself. Set it before changes are made.
   void set_manifest_listener(std::function<void(Bucket&)> listener);
 
+  // Schedules the task that purges dropped collections (CollectionPurger) on `executor`,
+  // with the bucket's other tasks: after make_persistent(), before serving. Drops made
+  // before are purged then; until it is called they are only queued.
+  void start_collection_purger(executor::Executor& executor);
+  CollectionPurger& collection_purger() { return *purger_; }
+
   // The vbucket with this id, or nullptr if there is no such vbucket (id >= kVBucketCount).
   VBucket* vbucket(uint16_t id) { return id < cluster::kVBucketCount ? &vbuckets_[id] : nullptr; }
 
@@ -127,8 +135,12 @@ class Bucket {
   // Builds the next manifest with `edit`, publishes it and tells the listener.
   ManifestChange change_manifest(
       const std::function<cluster::ManifestEdit(const cluster::CollectionsManifest&)>& edit);
-  // Publishes `next`; the caller holds manifest_mutex_.
-  void publish(cluster::CollectionsManifest next);
+  // Publishes `next` (to the engine first, so that it never accepts a key the dispatcher
+  // refuses) and queues the collections it no longer has for the purger; returns whether it
+  // dropped any. The caller holds manifest_mutex_.
+  bool publish(cluster::CollectionsManifest next);
+  // Wakes the purger, if it was started. The caller holds manifest_mutex_.
+  void wake_purger();
 
   Engine documents_;
   std::mutex manifest_mutex_;  // serialises the writers of the manifest
@@ -137,6 +149,9 @@ class Bucket {
   std::vector<std::unique_ptr<const cluster::CollectionsManifest>> manifests_;
   std::atomic<const cluster::CollectionsManifest*> manifest_;
   std::function<void(Bucket&)> manifest_listener_;  // guarded by manifest_mutex_
+  const std::shared_ptr<CollectionPurger> purger_;
+  executor::Executor* purger_executor_ = nullptr;  // guarded by manifest_mutex_
+  executor::TaskId purger_id_ = 0;                 // guarded by manifest_mutex_
   std::unique_ptr<VBucket[]> vbuckets_;
   mutable std::mutex map_mutex_;  // guards the pointer, not the map: readers share the map
   std::shared_ptr<const cluster::ClusterMap> map_;

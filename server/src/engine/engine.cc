@@ -98,7 +98,7 @@ GetResult Engine::get(std::string_view key) {
 }
 
 GetResult Engine::get_and_touch(std::string_view key, uint32_t expiry) {
-  const int64_t deadline = expiry_deadline_ms(expiry);
+  const int64_t deadline = write_deadline_ms(key, expiry);
   // A deadline already past removes the item rather than publishing it, yet the touch
   // still answers with the item it touched.
   ItemPtr touched;
@@ -169,7 +169,7 @@ MutationResult Engine::store(StoreMode mode, std::string_view key, std::string_v
   std::shared_ptr<Item> item = make_item(key, {value});
   item->flags = flags;
   item->datatype = datatype;
-  const int64_t deadline = expiry_deadline_ms(expiry);
+  const int64_t deadline = write_deadline_ms(key, expiry);
   Applied applied = mutate(*impl_,
                            {.key = key,
                             .cas = cas,
@@ -262,7 +262,8 @@ MetaResult Engine::get_meta(std::string_view key) {
 ArithmeticResult Engine::arithmetic(std::string_view key, bool increment, uint64_t delta,
                                     uint64_t initial, uint32_t expiry, uint64_t cas,
                                     MutationOptions options) {
-  const int64_t create_deadline = expiry == kNoCreateExpiry ? 0 : expiry_deadline_ms(expiry);
+  const int64_t create_deadline =
+      expiry == kNoCreateExpiry ? 0 : write_deadline_ms(key, expiry);
   const Counter hit = increment ? Counter::incr_hits : Counter::decr_hits;
   const Counter miss = increment ? Counter::incr_misses : Counter::decr_misses;
   uint64_t result = 0;

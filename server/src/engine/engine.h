@@ -20,6 +20,10 @@
 #include "common/clock.h"
 #include "engine/item.h"
 #include "engine/status.h"
+
+namespace tern::cluster {
+class CollectionsManifest;
+}
 #include "metrics/stats.h"
 
 namespace tern::engine {
@@ -57,6 +61,10 @@ struct Config {
   // again; markers are evicted like anything else. Couchbase keeps a bloom filter of the keys
   // on disk to spare most of those reads; Tern does not yet. Off: value eviction.
   bool full_eviction = false;
+  // The bucket's maxTTL, in seconds (0: none): the longest expiry a write may set. A write
+  // with no expiry gets this one, and a longer one is cut to it (Couchbase's rule). A
+  // collection's own maxTTL replaces it for the collection's documents (set_manifest).
+  uint32_t max_ttl_seconds = 0;
 };
 
 class VBucket;
@@ -416,9 +424,38 @@ class Engine {
   // The CAS a plain GET reports for a locked item.
   static constexpr uint64_t kLockedCas = ~uint64_t{0};
 
+  // --- Collections (engine_collections.cc): what a bucket's manifest means for its keys. ---
+  // A key belongs to a collection by its prefix (collection_key.h).
+
+  // Makes `manifest` the engine's (a Bucket sets each manifest it publishes; it must outlive
+  // the engine). From then on a key whose collection the manifest lacks is gone: a mutation
+  // of it answers UnknownCollection and changes nothing, a durable write of it pending is
+  // dropped rather than committed, a background fetch of it puts nothing in memory, and
+  // eviction leaves it to purge_dropped_collections(). A write's expiry follows its
+  // collection's maxTTL, or the bucket's (Config::max_ttl_seconds). Null (the default): no
+  // key is gone, and only the bucket's maxTTL applies.
+  void set_manifest(const cluster::CollectionsManifest* manifest);
+
+  // Whether the key belongs to a collection of the manifest (always, with none set).
+  bool has_collection_of(std::string_view key) const;
+
+  // Removes from one shard, under its lock, every item, tombstone, absent marker and pending
+  // durable write of a key whose collection is gone: no tombstone, nothing queued for the
+  // disk (the store deletes the collection's records itself). Memory and item counts follow.
+  // Returns the items and tombstones removed.
+  size_t purge_dropped_collections(size_t shard);
+
+  // For a key of a gone collection whose record the store is deleting (`on_disk_document`:
+  // the record is a live document): removes what memory holds of it, or, when memory holds
+  // nothing (full eviction), stops counting the document that was on disk only.
+  void purge_dropped_key(std::string_view key, bool on_disk_document);
+
   struct Impl;  // opaque: defined in engine_impl.h for the engine's own files
 
  private:
+  // The deadline of a write's protocol expiry for `key`, cut to its maxTTL (Config).
+  int64_t write_deadline_ms(std::string_view key, uint32_t expiry) const;
+
   Config config_;
   std::unique_ptr<Impl> impl_;
 };

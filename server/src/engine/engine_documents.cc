@@ -35,7 +35,7 @@ MutationResult Engine::write_document(std::string_view key, const DocumentWrite&
   item->flags = write.flags;
   item->datatype = write.datatype;
   item->deleted = write.deleted;
-  const int64_t deadline = write.deleted ? 0 : expiry_deadline_ms(write.expiry);
+  const int64_t deadline = write.deleted ? 0 : write_deadline_ms(key, write.expiry);
   const bool keep_expiry = write.keep_expiry || options.preserve_ttl;
   Applied applied = mutate(
       *impl_,

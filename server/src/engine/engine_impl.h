@@ -18,6 +18,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cluster/collections_manifest.h"
+#include "engine/collection_key.h"
 #include "engine/engine.h"
 #include "engine/hash_table.h"
 #include "engine/vbucket.h"
@@ -287,6 +289,17 @@ struct Engine::Impl {
   // listener); cleared by take_dirty().
   std::atomic<bool> dirty_pending{false};
   std::atomic<size_t> prepared_count{0};
+
+  // The bucket's manifest (Engine::set_manifest); null: keys are not told apart.
+  std::atomic<const cluster::CollectionsManifest*> manifest{nullptr};
+  // Whether `key` is gone: its collection is not in the manifest. One load of a null pointer
+  // when no manifest is set.
+  bool collection_gone(std::string_view key) const {
+    const cluster::CollectionsManifest* current = manifest.load(std::memory_order_acquire);
+    if (current == nullptr) return false;
+    const std::optional<uint32_t> collection = collection_of_key(key);
+    return collection && !current->has_collection(*collection);
+  }
 };
 
 inline constexpr unsigned kFlushSequenceBits = 20;

@@ -194,6 +194,9 @@ size_t Engine::evict(size_t bytes_to_free) { return impl_->evict(bytes_to_free);
 size_t Engine::Impl::eviction_gain(const Shard& shard, const Slot& slot, int64_t now) const {
   const Item& item = *slot.item;
   if (is_locked(slot, now)) return 0;
+  // A gone collection's key is the purge's: evicted whole, it would count as a document on
+  // disk, which the purge may already have passed.
+  if (collection_gone(item.key())) return 0;
   if (!persistent) return item_charge(item);
   if (!shard.prepared.empty() && shard.prepared.contains(item.key())) return 0;
   if (item.absent) return item_charge(item);

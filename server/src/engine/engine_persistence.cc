@@ -59,6 +59,11 @@ bool Engine::commit_prepared(std::string_view key, uint64_t cas) {
     Shard& shard = access.shard();
     auto prepared = shard.prepared.find(key);
     if (prepared == shard.prepared.end() || prepared->second->cas != cas) return false;
+    if (impl_->collection_gone(key)) {  // dropped with its collection, not committed
+      shard.prepared.erase(prepared);
+      impl_->prepared_count.fetch_sub(1, std::memory_order_relaxed);
+      return false;
+    }
     ItemPtr item = prepared->second;
     Slot* occupant = access.occupant();
     // A write prepared with an expiry that has passed since commits as a removal.
@@ -96,6 +101,8 @@ Engine::Restored Engine::restore(std::shared_ptr<Item> item) {
   impl_->raise_cas_floor(item->cas);
   ItemPtr replaced;  // destroyed after the lock is released
   KeyAccess access(*impl_, item->key());
+  // Dropped while warmup read it: the purge may have passed this key already.
+  if (impl_->collection_gone(item->key())) return Restored::Skipped;
   Shard& shard = access.shard();
   // Warmup runs before any fetch could leave an absent marker; were one there, it is
   // replaced like anything else.
@@ -197,7 +204,7 @@ bool Engine::restore_fetched(std::string_view key, std::shared_ptr<Item> stored)
   bool wake_flusher = false;
   {
     KeyAccess access(*impl_, key);
-    if (!access.on_disk_only()) return false;
+    if (!access.on_disk_only() || impl_->collection_gone(key)) return false;
     now = access.now();
     Shard& shard = access.shard();
     // What a flush dropped reads as absent, and so does a tombstone due for purging.

@@ -167,6 +167,9 @@ Applied mutate_once(Engine::Impl& impl, const MutationRequest& request, Decide& 
     Slot* found = request.include_deleted ? entry : slot;
     const ItemPtr& current = found ? found->item : kAbsent;
     const uint64_t cas = request.cas;
+    // The collection was dropped after the request checked the manifest: the purge may
+    // have passed this key already, so nothing of it may come back.
+    if (impl.collection_gone(request.key)) return rejected(Status::UnknownCollection);
     if (needs_evicted_value(request.reads_value, current.get()) || access.on_disk_only()) {
       return rejected(Status::NotResident);
     }

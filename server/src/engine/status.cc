@@ -16,6 +16,7 @@ std::string_view status_name(Status status) {
     case Status::OutOfMemory: return "OutOfMemory";
     case Status::SyncWriteInProgress: return "SyncWriteInProgress";
     case Status::NotResident: return "NotResident";
+    case Status::UnknownCollection: return "UnknownCollection";
   }
   return "Unknown";
 }

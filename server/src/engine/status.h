@@ -27,6 +27,8 @@ enum class Status : uint8_t {
   // memory) and the operation needs it. Nothing was changed: fetch the value from disk
   // (BgFetcher) and retry.
   NotResident,
+  // The key's collection is no longer in the bucket's manifest (Engine::set_manifest).
+  UnknownCollection,
 };
 
 // The enumerator's name ("NotFound"), for logs and test messages.

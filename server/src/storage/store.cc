@@ -11,4 +11,8 @@ Record OwnedRecord::view() const {
   return Record{vbucket, key, value, cas, seqno, rev_seqno, flags, expiry, datatype, deleted};
 }
 
+void Store::remove_ranges(std::span<const KeyRange>, const std::function<void(const Record&)>&) {
+  throw StoreError("this store cannot delete ranges of keys");
+}
+
 }  // namespace tern::storage

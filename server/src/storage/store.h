@@ -50,6 +50,13 @@ struct OwnedRecord {
   bool deleted = false;
 };
 
+// Document keys from `begin` up to, not including, `end` (empty: to the last key), in
+// every vbucket: what one collection's documents take (engine/collection_key.h).
+struct KeyRange {
+  std::string begin;
+  std::string end;
+};
+
 // The highest seqno written for a vbucket.
 struct VBucketSeqno {
   uint16_t vbucket = 0;
@@ -85,6 +92,15 @@ class Store {
   // only the new ones. Throws StoreError as write() does; nothing is then deleted.
   virtual void clear_and_write(std::span<const Record> records,
                                std::span<const VBucketSeqno> seqnos) = 0;
+
+  // Deletes every record (tombstones included) whose key lies in one of `ranges`, in every
+  // vbucket, as one atomic batch synced to disk: a dropped collection's documents. `visit`,
+  // if set, is called with each record before it goes, in key order, vbucket by vbucket;
+  // without it the store need not read the records at all. Throws StoreError when the disk
+  // refuses (nothing is then deleted). The default implementation throws StoreError: a
+  // store that cannot delete says so.
+  virtual void remove_ranges(std::span<const KeyRange> ranges,
+                             const std::function<void(const Record&)>& visit);
 
   // The record for `key` in `vbucket`, tombstone included, or nullopt.
   virtual std::optional<OwnedRecord> get(uint16_t vbucket, std::string_view key) = 0;

@@ -98,6 +98,45 @@ class RocksDBStore final : public Store {
     commit(batch);
   }
 
+  void remove_ranges(std::span<const KeyRange> ranges,
+                     const std::function<void(const Record&)>& visit) override {
+    rocksdb::WriteBatch batch;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+    for (const KeyRange& range : ranges) {
+      // Only the vbuckets that hold a key of the range get a range deletion: a seek finds
+      // the next one that does, so that the batch holds no more than the store has vbuckets.
+      for (it->Seek(encode_document_key(0, range.begin)); it->Valid();) {
+        const auto found = decode_document_key(it->key().ToStringView());
+        if (!found) break;  // the metadata range: past every document
+        const uint16_t vbucket = found->vbucket;
+        if (found->key < range.begin) {
+          it->Seek(encode_document_key(vbucket, range.begin));
+          continue;
+        }
+        // The range's end in this vbucket: its end key, or the next vbucket's first key.
+        const std::string end = range.end.empty() ? vbucket_end(vbucket)
+                                                  : encode_document_key(vbucket, range.end);
+        if (it->key().compare(slice(end)) < 0) {
+          check(batch.DeleteRange(encode_document_key(vbucket, range.begin), end),
+                "cannot batch a range deletion");
+          for (; visit && it->Valid() && it->key().compare(slice(end)) < 0; it->Next()) {
+            const auto key = decode_document_key(it->key().ToStringView());
+            Record record = decode(key->vbucket, it->value().ToStringView());
+            record.vbucket = key->vbucket;
+            record.key = key->key;
+            visit(record);
+          }
+        }
+        if (vbucket == kMaxVBucket) break;
+        it->Seek(vbucket_end(vbucket));
+      }
+      check(it->status(), "cannot read the ranges to delete");
+    }
+    rocksdb::WriteOptions write_options;
+    write_options.sync = sync_writes_;
+    check(db_->Write(write_options, &batch), "cannot delete from the store");
+  }
+
   std::optional<OwnedRecord> get(uint16_t vbucket, std::string_view key) override {
     if (vbucket > kMaxVBucket) return std::nullopt;
     rocksdb::PinnableSlice value;
@@ -181,6 +220,13 @@ class RocksDBStore final : public Store {
     rocksdb::WriteOptions write_options;
     write_options.sync = sync_writes_;
     check(db_->Write(write_options, &batch), "cannot write to the store");
+  }
+
+  // The first key past every document of `vbucket`: the next vbucket's prefix (for the last
+  // one, 0xFF00, which sorts before the metadata range's keys).
+  static std::string vbucket_end(uint16_t vbucket) {
+    const uint16_t next = vbucket + 1;
+    return std::string{static_cast<char>(next >> 8), static_cast<char>(next & 0xff)};
   }
 
   static Record decode(uint16_t vbucket, std::string_view bytes) {

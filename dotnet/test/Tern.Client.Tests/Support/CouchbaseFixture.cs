@@ -42,7 +42,7 @@ public class CouchbaseFixture : IAsyncLifetime
         await Bucket.WaitUntilReadyAsync(ReadyTimeout);
     }
 
-    public async Task DisposeAsync()
+    public virtual async Task DisposeAsync()
     {
         if (Cluster is not null)
             await Cluster.DisposeAsync();

@@ -26,10 +26,11 @@ public sealed partial class ServerProcess : IAsyncDisposable
     private readonly string? _config;
     private readonly string? _dataDirectory;
     private readonly string? _holdFile;
+    private readonly string _managementPort;
     private Process _process;
 
     private ServerProcess(string kind, Process process, int port, string? config = null, string? dataDirectory = null,
-        string? holdFile = null)
+        string? holdFile = null, string managementPort = "none", int? boundManagementPort = null)
     {
         _kind = kind;
         _process = process;
@@ -37,9 +38,14 @@ public sealed partial class ServerProcess : IAsyncDisposable
         _config = config;
         _dataDirectory = dataDirectory;
         _holdFile = holdFile;
+        _managementPort = managementPort;
+        ManagementPort = boundManagementPort;
     }
 
     public int Port { get; }
+
+    /// <summary>ternd's management (HTTP) port as it logged it; null when it has none.</summary>
+    public int? ManagementPort { get; private set; }
 
     public string ConnectionString => $"memcached://127.0.0.1:{Port}";
 
@@ -80,9 +86,11 @@ public sealed partial class ServerProcess : IAsyncDisposable
     /// <summary>
     /// ternd on a free port; with <paramref name="configPath"/> it reads that TOML file (buckets, users),
     /// whose port and listen address the command line overrides. With <paramref name="holdableFsync"/>
-    /// it runs under hold_fsync, its fsyncs free until <see cref="HoldFsync"/>.
+    /// it runs under hold_fsync, its fsyncs free until <see cref="HoldFsync"/>. Its management port is
+    /// <paramref name="managementPort"/> (--mgmt-port): by default a free one, never the shared 8091.
     /// </summary>
-    public static async Task<ServerProcess> StartTerndAsync(string? configPath = null, bool holdableFsync = false)
+    public static async Task<ServerProcess> StartTerndAsync(string? configPath = null, bool holdableFsync = false,
+        string managementPort = "0")
     {
         if (!File.Exists(TerndPath))
             throw new FileNotFoundException($"ternd is not built at {TerndPath} (run make build-server, or set TERND_PATH)");
@@ -94,8 +102,8 @@ public sealed partial class ServerProcess : IAsyncDisposable
         var holdFile = holdableFsync ? Path.Combine(Path.GetTempPath(), $"tern-dotnet-hold-fsync-{Guid.NewGuid():N}") : null;
         try
         {
-            var (process, port) = await StartTerndProcessAsync(0, configPath, dataDirectory, holdFile);
-            return new ServerProcess("ternd", process, port, configPath, dataDirectory, holdFile);
+            var (process, port, mgmt) = await StartTerndProcessAsync(0, configPath, dataDirectory, holdFile, managementPort);
+            return new ServerProcess("ternd", process, port, configPath, dataDirectory, holdFile, managementPort, mgmt);
         }
         catch
         {
@@ -151,7 +159,9 @@ public sealed partial class ServerProcess : IAsyncDisposable
     {
         if (IsTernd)
         {
-            (_process, _) = await StartTerndProcessAsync(Port, _config, _dataDirectory, _holdFile);
+            int? mgmt;
+            (_process, _, mgmt) = await StartTerndProcessAsync(Port, _config, _dataDirectory, _holdFile, _managementPort);
+            ManagementPort = mgmt;
             return;
         }
         _process = StartMemcached(Port);
@@ -201,8 +211,8 @@ public sealed partial class ServerProcess : IAsyncDisposable
         return process;
     }
 
-    private static async Task<(Process, int)> StartTerndProcessAsync(int port, string? configPath, string? dataDirectory,
-        string? holdFile)
+    private static async Task<(Process, int, int?)> StartTerndProcessAsync(int port, string? configPath, string? dataDirectory,
+        string? holdFile, string managementPort)
     {
         // hold_fsync execs ternd in its own process: the PID, streams and exit status stay ternd's.
         var start = new ProcessStartInfo(holdFile is null ? TerndPath : HoldFsyncPath)
@@ -225,9 +235,10 @@ public sealed partial class ServerProcess : IAsyncDisposable
             start.ArgumentList.Add("--data-dir");
             start.ArgumentList.Add(dataDirectory);
         }
-        foreach (var arg in new[] { "--port", port.ToString(), "--listen", "127.0.0.1", "--threads", "2" })
+        foreach (var arg in new[] { "--port", port.ToString(), "--listen", "127.0.0.1", "--threads", "2", "--mgmt-port", managementPort })
             start.ArgumentList.Add(arg);
         var listening = new TaskCompletionSource<int>(TaskCreationOptions.RunContinuationsAsynchronously);
+        int? boundManagementPort = null;
         var process = new Process { StartInfo = start };
         var log = new List<string>();
         var boundPort = 0;
@@ -242,10 +253,14 @@ public sealed partial class ServerProcess : IAsyncDisposable
                 var match = ListeningLine().Match(e.Data);
                 if (match.Success)
                     boundPort = int.Parse(match.Groups[1].Value);
+                var management = ManagementListeningLine().Match(e.Data);
+                if (management.Success)
+                    boundManagementPort = int.Parse(management.Groups[1].Value);
                 // A persistent bucket answers Etmpfail until warm: wait for ternd to say so too.
                 if (e.Data.Contains("ternd ready"))
                     ready = true;
-                if (boundPort != 0 && ready)
+                // The management port may be logged after "ternd ready": wait for it too when it was asked for.
+                if (boundPort != 0 && ready && (managementPort == "none" || boundManagementPort is not null))
                     listening.TrySetResult(boundPort);
             }
         };
@@ -257,13 +272,15 @@ public sealed partial class ServerProcess : IAsyncDisposable
         try
         {
             var bound = await listening.Task.WaitAsync(StartTimeout);
-            return (process, bound);
+            lock (log)
+                return (process, bound, boundManagementPort);
         }
         catch (System.TimeoutException)
         {
             Stop(process);
             lock (log)
-                throw new InvalidOperationException($"ternd did not report 'listening on' and 'ternd ready': {string.Join("\n", log)}");
+                throw new InvalidOperationException(
+                    $"ternd did not report 'listening on', 'ternd ready' (and its management port): {string.Join("\n", log)}");
         }
     }
 
@@ -305,8 +322,12 @@ public sealed partial class ServerProcess : IAsyncDisposable
         }
     }
 
-    [GeneratedRegex(@"listening on \S*:(\d+)")]
+    // The KV port's line ("ternd 1.2.3 listening on 127.0.0.1:11210 with ..."), not the management port's.
+    [GeneratedRegex(@"ternd \S+ listening on \S*:(\d+)")]
     private static partial Regex ListeningLine();
+
+    [GeneratedRegex(@"management port listening on \S*:(\d+)")]
+    private static partial Regex ManagementListeningLine();
 
     [DllImport("libc", SetLastError = true)]
     private static extern int kill(int pid, int signal);
