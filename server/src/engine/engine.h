@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -385,6 +386,18 @@ class Engine {
   // the pager evicts again). Returns false, changing nothing, when the key is no longer on
   // disk only (another fetch or a change got there first). May throw std::bad_alloc.
   bool restore_fetched(std::string_view key, std::shared_ptr<Item> stored);
+
+  // --- The console's document browser (management port). ---
+
+  // Up to `limit` keys of live documents of collection `collection_id` (collection_key.h),
+  // the first in byte order after `after` ("" for the first page), in that order: documents
+  // whose value is evicted count; tombstones, expired documents and durable writes not yet
+  // committed do not. Each shard is visited whole under its lock, so a page costs in
+  // proportion to the bucket's keys in memory, not to the page. Changes nothing, not even
+  // recency, and counts in no statistic. Under full eviction the keys on disk only are not
+  // listed.
+  std::vector<std::string> list_keys(uint32_t collection_id, std::string_view after,
+                                     size_t limit);
 
   // --- Hooks for background tasks (expiry pager, item pager). ---
 

@@ -23,6 +23,7 @@ void register_routes(Routes& routes, MgmtContext& context) {
   add_cluster_routes(routes, context);
   add_bucket_routes(routes, context);
   add_collection_routes(routes, context);
+  add_document_routes(routes, context);
   add_metrics_routes(routes, context);
 }
 

@@ -15,5 +15,8 @@ void add_bucket_routes(Routes& routes, MgmtContext& context);
 void add_collection_routes(Routes& routes, MgmtContext& context);
 // GET /metrics, the Prometheus text of MgmtContext::metrics_text (metrics_routes.cc).
 void add_metrics_routes(Routes& routes, MgmtContext& context);
+// .../scopes/<s>/collections/<c>/docs[/<id>]: the console's document browser
+// (document_routes.cc).
+void add_document_routes(Routes& routes, MgmtContext& context);
 
 }  // namespace tern::http
