@@ -31,7 +31,7 @@ source scripts/lib/bench_config.sh
 bench_config "$work/bench.toml"
 
 valgrind --tool=callgrind --callgrind-out-file="$work/cg.%p" \
-  "$build_dir/server/ternd" --config "$work/bench.toml" --port 0 --threads 1 --data-dir "$work/data" "${extra_args[@]}" \
+  "$build_dir/server/ternd" --config "$work/bench.toml" --port 0 --mgmt-port none --threads 1 --data-dir "$work/data" "${extra_args[@]}" \
     2>"$work/ternd.log" &
 pid=$!
 for _ in $(seq 300); do grep -q "listening on" "$work/ternd.log" && break; sleep 0.2; done

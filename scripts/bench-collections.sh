@@ -47,7 +47,7 @@ bench_config "$config"
 
 port=$(free_port)
 # For BUCKET_TYPE=couchbase: a data directory of the run's own, removed with $work.
-"$ternd" --config "$config" --port "$port" --threads "$server_threads" --data-dir "$work/data" "${extra_args[@]}" \
+"$ternd" --config "$config" --port "$port" --mgmt-port none --threads "$server_threads" --data-dir "$work/data" "${extra_args[@]}" \
   2>"$work/ternd.log" &
 ternd_pid=$!
 listening=false

@@ -21,7 +21,7 @@ measure() {
     # from the request's bytes to its answer's, is the same on both backends.
     local io_args=()
     "$binary" --help 2>/dev/null | grep -q -- "--io" && io_args=(--io epoll)
-    valgrind --tool=callgrind --callgrind-out-file="$out" "$binary" --port 0 --threads 1 "${io_args[@]}" 2>"$log" &
+    valgrind --tool=callgrind --callgrind-out-file="$out" "$binary" --port 0 --mgmt-port none --threads 1 "${io_args[@]}" 2>"$log" &
     local pid=$!
     for _ in $(seq 150); do grep -q "listening on" "$log" && break; sleep 0.2; done
     local port

@@ -78,7 +78,7 @@ start_node() {
   for ((attempt = 0; attempt < 50; attempt++, port++)); do
     port_taken "$port" && continue
     rm -rf "$data"
-    "$ternd" --config "$config" --port "$port" --data-dir "$data" "${extra_args[@]}" \
+    "$ternd" --config "$config" --port "$port" --mgmt-port 0 --data-dir "$data" "${extra_args[@]}" \
       < /dev/null > "$log" 2>&1 &
     pid=$!
     # Wait for its "listening on" and "ternd ready" lines (a persistent bucket answers

@@ -6,12 +6,15 @@
 # only the targets that build or run .NET code pass it.
 set -euo pipefail
 
+# libcpp-httplib-dev: the management port's HTTP server; prometheus: promtool checks /metrics;
+# chromium: the console's browser test (driven by puppeteer-core from npm).
 APT_PACKAGES=(
   cmake ninja-build g++ pkg-config
   libasio-dev libcli11-dev rapidjson-dev libspdlog-dev libfmt-dev
   libssl-dev zlib1g-dev libsnappy-dev libtomlplusplus-dev libsimdjson-dev libboost-dev nodejs
   librocksdb-dev libgtest-dev libgmock-dev libbenchmark-dev liburing-dev
   memcached libmemcached-tools valgrind linux-perf
+  libcpp-httplib-dev prometheus chromium
 )
 
 # One dpkg-query for all of them: a warm `make run` should not pay a process per package.

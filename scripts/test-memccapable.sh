@@ -23,7 +23,7 @@ stop_server() {
 trap stop_server EXIT
 
 read -r -a extra_args <<< "${TERND_ARGS:-}"
-"$ternd" --port 0 --threads 2 "${extra_args[@]}" 2>"$log" &
+"$ternd" --port 0 --mgmt-port none --threads 2 "${extra_args[@]}" 2>"$log" &
 server_pid=$!
 
 port=""

@@ -59,7 +59,8 @@ export function tempHoldFile() {
  * a directory of your own instead, e.g. across a restart. With `holdFile`, ternd runs under
  * hold_fsync: while that file exists every fsync it makes waits, so nothing it writes becomes
  * durable (remove the file before stop(): a clean stop flushes first).
- * Resolves with { port, connStr, dataDir, stop(), kill(), log() }. stop() sends SIGTERM and
+ * The management (HTTP) port is on a free port too (--mgmt-port 0) unless `args` gives one.
+ * Resolves with { port, mgmtPort, connStr, dataDir, stop(), kill(), log() }. stop() sends SIGTERM and
  * waits for the exit (SIGKILL after STOP_TIMEOUT_MS); it resolves with the exit code.
  */
 export async function startTernd({ args = [], dataDir, holdFile } = {}) {
@@ -71,7 +72,9 @@ export async function startTernd({ args = [], dataDir, holdFile } = {}) {
   }
   const own = dataDir === undefined ? tempDataDir() : null;
   const dir = dataDir ?? own.path;
-  const argv = ['--config', configPath, '--port', '0', '--data-dir', dir, ...extraArgs, ...args];
+  const mgmtArgs = args.includes('--mgmt-port') ? [] : ['--mgmt-port', '0'];
+  const argv = ['--config', configPath, '--port', '0', '--data-dir', dir, ...mgmtArgs, ...extraArgs, ...args];
+  const mgmtOn = argv[argv.indexOf('--mgmt-port') + 1] !== 'none';
   // hold_fsync execs ternd in its own process: the child's signals and exit status are ternd's.
   const child = holdFile === undefined
     ? spawn(terndPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] })
@@ -81,6 +84,7 @@ export async function startTernd({ args = [], dataDir, holdFile } = {}) {
     own?.remove();
     resolve(code ?? signal);
   }));
+  let mgmtPort = null;
   const port = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -89,8 +93,13 @@ export async function startTernd({ args = [], dataDir, holdFile } = {}) {
     const onData = (chunk) => {
       output += chunk.toString();
       // A persistent bucket answers Etmpfail until warm: wait for "ternd ready" too.
-      const m = /listening on 127\.0\.0\.1:(\d+)/.exec(output);
-      if (m && output.includes('ternd ready')) { clearTimeout(timer); resolve(Number(m[1])); }
+      const m = /ternd \S+ listening on 127\.0\.0\.1:(\d+)/.exec(output);
+      const mgmt = /management port listening on 127\.0\.0\.1:(\d+)/.exec(output);
+      if (m && (mgmt || !mgmtOn) && output.includes('ternd ready')) {
+        clearTimeout(timer);
+        mgmtPort = mgmt ? Number(mgmt[1]) : null;
+        resolve(Number(m[1]));
+      }
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
@@ -113,6 +122,7 @@ export async function startTernd({ args = [], dataDir, holdFile } = {}) {
   };
   return {
     port,
+    mgmtPort,
     pid: child.pid,
     dataDir: dir,
     connStr: `couchbase://127.0.0.1:${port}`,

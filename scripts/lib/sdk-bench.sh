@@ -38,7 +38,7 @@ wait_for_port() {
 # git-ignored), never the developer's data/.
 start_dev_ternd() {
   rm -rf "$out/ternd-data"
-  "$ternd" --config server/config/dev.toml --port 0 --threads "$server_threads" \
+  "$ternd" --config server/config/dev.toml --port 0 --mgmt-port none --threads "$server_threads" \
     --data-dir "$out/ternd-data" 2>"$out/ternd.log" &
   ternd_pid=$!
   ternd_port=$(wait_for_port "$out/ternd.log" "$ternd_pid")

@@ -27,7 +27,7 @@ ternd_start() {
   local config=$1 data_dir=$2
   shift 2
   TERND_PORT=$(free_port)
-  "$TERND" --config "$config" --data-dir "$data_dir" --port "$TERND_PORT" "$@" \
+  "$TERND" --config "$config" --data-dir "$data_dir" --port "$TERND_PORT" --mgmt-port 0 "$@" \
     2>>"$TERND_WORK/ternd.log" &
   TERND_PID=$!
   local deadline=$((SECONDS + ${TERND_LISTEN_TIMEOUT:-120}))

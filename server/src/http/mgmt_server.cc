@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <httplib.h>
 #include <spdlog/spdlog.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -25,15 +26,15 @@ void register_routes(Routes& routes, MgmtContext& context) {
   add_collection_routes(routes, context);
   add_document_routes(routes, context);
   add_metrics_routes(routes, context);
+  add_console_routes(routes, context);
 }
 
-// Linux schedules threads, so a nice value set with the thread's id applies to it alone.
-void lower_this_threads_priority() {
-  thread_local const bool lowered = [] {
-    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kHttpNice);
-    return true;
-  }();
-  (void)lowered;
+// Runs on the listener thread before it starts the request threads: on Linux a thread
+// inherits its creator's name and nice value, so the whole pool gets both. The name keeps
+// the HTTP threads apart from the KV worker loops in ps and /proc.
+void set_up_listener_thread() {
+  pthread_setname_np(pthread_self(), "ternd-http");
+  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kHttpNice);
 }
 
 }  // namespace
@@ -45,10 +46,6 @@ MgmtServer::MgmtServer(const MgmtServerConfig& config, MgmtContext& context)
   server_->set_payload_max_length(kMaxBodyBytes);
   server_->set_read_timeout(config.read_timeout);
   server_->set_keep_alive_timeout(config.read_timeout.count());
-  server_->set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
-    lower_this_threads_priority();
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
   server_->set_exception_handler(
       [](const httplib::Request& req, httplib::Response& res, std::exception_ptr error) {
         std::string what = "unknown error";
@@ -87,7 +84,10 @@ MgmtServer::~MgmtServer() {
 }
 
 void MgmtServer::start() {
-  listener_ = std::thread([this] { server_->listen_after_bind(); });
+  listener_ = std::thread([this] {
+    set_up_listener_thread();
+    server_->listen_after_bind();
+  });
 }
 
 }  // namespace tern::http

@@ -18,5 +18,7 @@ void add_metrics_routes(Routes& routes, MgmtContext& context);
 // .../scopes/<s>/collections/<c>/docs[/<id>]: the console's document browser
 // (document_routes.cc).
 void add_document_routes(Routes& routes, MgmtContext& context);
+// /, /ui and /ui/<file>: the web console's embedded files, public (console_routes.cc).
+void add_console_routes(Routes& routes, MgmtContext& context);
 
 }  // namespace tern::http

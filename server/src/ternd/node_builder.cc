@@ -57,6 +57,7 @@ void make_persistent(engine::Bucket& bucket, const Options& options,
 }  // namespace
 
 cluster::CollectionsManifest manifest_of(const config::BucketSpec& spec) {
+  if (spec.scopes.empty()) return cluster::CollectionsManifest::default_only();
   std::vector<cluster::Scope> scopes;
   for (const config::ScopeSpec& scope : spec.scopes) {
     std::vector<cluster::Collection> collections;

@@ -40,8 +40,8 @@ int wait_for_exit(pid_t pid, std::chrono::milliseconds timeout) {
 }
 
 // The port of the "listening on HOST:PORT " line in `log`, or 0 until all of it has arrived.
-uint16_t listening_port(std::string_view log) {
-  constexpr std::string_view kMarker = "listening on ";
+// The port of the first line with `marker` ("ADDRESS:PORT" follows it), or 0.
+uint16_t logged_port(std::string_view log, std::string_view kMarker) {
   const size_t marker = log.find(kMarker);
   if (marker == std::string_view::npos) return 0;
   const size_t address = marker + kMarker.size();
@@ -72,6 +72,10 @@ TerndProcess::TerndProcess(std::vector<std::string> args, std::vector<std::strin
   // CI runs the suite once per I/O backend: TERN_TEST_IO names the one to serve on.
   const char* io = std::getenv("TERN_TEST_IO");
   if (io != nullptr && *io != '\0' && !given("--io")) args.insert(args.end(), {"--io", io});
+  // The management port on a free port too, so that tests never meet on 8091.
+  if (!given("--mgmt-port")) args.insert(args.end(), {"--mgmt-port", "0"});
+  const auto mgmt_flag = std::find(args.begin(), args.end(), "--mgmt-port");
+  const bool mgmt_on = mgmt_flag + 1 < args.end() && *(mgmt_flag + 1) != "none";
   args.insert(args.begin(), {TERND_PATH, "--port", "0"});
   args.insert(args.begin(), launcher.begin(), launcher.end());
   std::vector<char*> argv;
@@ -101,7 +105,7 @@ TerndProcess::TerndProcess(std::vector<std::string> args, std::vector<std::strin
   auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
   std::string seen;
   constexpr std::string_view kReady = "ternd ready";
-  while ((port_ == 0 || seen.find(kReady) == std::string::npos) &&
+  while ((port_ == 0 || (mgmt_on && mgmt_port_ == 0) || seen.find(kReady) == std::string::npos) &&
          std::chrono::steady_clock::now() < deadline) {
     pollfd readable{stderr_fd_, POLLIN, 0};
     if (::poll(&readable, 1, 100) <= 0) continue;
@@ -109,7 +113,8 @@ TerndProcess::TerndProcess(std::vector<std::string> args, std::vector<std::strin
     ssize_t n = ::read(stderr_fd_, chunk, sizeof chunk);
     if (n <= 0) break;
     seen.append(chunk, static_cast<size_t>(n));
-    port_ = listening_port(seen);
+    port_ = logged_port(seen, "listening on ");
+    mgmt_port_ = logged_port(seen, "management port listening on ");
   }
   log_ = seen;
   if (port_ == 0 || seen.find(kReady) == std::string::npos) {

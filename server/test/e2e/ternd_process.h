@@ -28,6 +28,8 @@ class TerndProcess {
   TerndProcess& operator=(const TerndProcess&) = delete;
 
   uint16_t port() const { return port_; }
+  // The management (HTTP) port: a free one unless `args` gave --mgmt-port; 0 when off.
+  uint16_t mgmt_port() const { return mgmt_port_; }
   pid_t pid() const { return pid_; }
 
   // Sends `signal` and waits for the process to exit; returns its exit status as
@@ -46,6 +48,7 @@ class TerndProcess {
   pid_t pid_ = -1;
   int stderr_fd_ = -1;
   uint16_t port_ = 0;
+  uint16_t mgmt_port_ = 0;
   mutable std::mutex log_mutex_;
   std::condition_variable log_grew_;
   std::string log_;
