@@ -9,6 +9,7 @@
 #include <random>
 #include <system_error>
 
+#include "engine/bucket_flush.h"
 #include "engine/expiry_pager.h"
 #include "engine/item_pager.h"
 #include "engine/persistence.h"
@@ -263,10 +264,18 @@ http::AdminResult BucketLifecycle::drop_bucket(std::string_view name) {
 http::AdminResult BucketLifecycle::flush_bucket(std::string_view name) {
   const std::shared_ptr<engine::Bucket> bucket = node_.find_bucket(name);
   if (bucket == nullptr) return {http::AdminError::NotFound, ""};
-  if (bucket->persistence() != nullptr) {
-    return {http::AdminError::Refused, "ternd cannot flush a couchbase bucket yet"};
+  switch (engine::flush_bucket(*bucket)) {
+    case engine::FlushResult::Flushed:
+      return {};
+    case engine::FlushResult::NotWarm:
+      return {http::AdminError::Refused,
+              fmt::format("bucket {} is still warming up: flush it again once it is warm", name)};
+    case engine::FlushResult::NotOnDisk:
+      return {http::AdminError::Refused,
+              fmt::format("bucket {} is flushed in memory, but its disk did not confirm the "
+                          "flush in time: flush it again",
+                          name)};
   }
-  bucket->documents().flush(0);
   return {};
 }
 

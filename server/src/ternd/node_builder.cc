@@ -30,6 +30,7 @@ engine::Config engine_config(const Options& options, size_t quota_bytes) {
 engine::Config engine_config(const Options& options, const config::BucketSpec& spec) {
   engine::Config config = engine_config(options, spec.memory_quota_bytes);
   config.persistent = spec.type == config::BucketType::Couchbase;
+  config.max_ttl_seconds = spec.max_ttl_seconds;
   config.full_eviction = config.persistent && spec.eviction_policy == config::EvictionPolicy::Full;
   return config;
 }
