@@ -292,6 +292,19 @@ TEST(CollectionsManifestEdits, NextIdsComeFromTheConstructorOrTheHighestIds) {
   EXPECT_THROW(CollectionsManifest(1, {Scope{"_default", 0, {}}}, 7, 8), std::invalid_argument);
 }
 
+TEST(CollectionsManifestEdits, MaxTtlOfAnswersByIdWithoutAScan) {
+  const CollectionsManifest none = sample();
+  EXPECT_FALSE(none.has_max_ttls());
+  EXPECT_EQ(none.max_ttl_of(8), 0u);
+  const CollectionsManifest some = edited(none.with_collection("inventory", "ttl", 90));
+  EXPECT_TRUE(some.has_max_ttls());
+  const uint32_t id = *some.collection_id("inventory.ttl");
+  EXPECT_EQ(some.max_ttl_of(id), 90u);
+  EXPECT_EQ(some.max_ttl_of(9), 0u);    // a collection without one
+  EXPECT_EQ(some.max_ttl_of(999), 0u);  // no such collection
+  EXPECT_FALSE(edited(some.without_collection("inventory", "ttl")).has_max_ttls());
+}
+
 TEST(CollectionsManifestEdits, MaxTtlIsInBothJsonViews) {
   const CollectionsManifest manifest(
       5, {Scope{"_default", 0, {{"_default", 0}}}, Scope{"s", 8, {{"c", 8, 3600}, {"d", 9}}}});
