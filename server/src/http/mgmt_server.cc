@@ -45,7 +45,7 @@ MgmtServer::MgmtServer(const MgmtServerConfig& config, MgmtContext& context)
   server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   server_->set_payload_max_length(kMaxBodyBytes);
   server_->set_read_timeout(config.read_timeout);
-  server_->set_keep_alive_timeout(config.read_timeout.count());
+  server_->set_keep_alive_timeout(config.idle_timeout.count());
   server_->set_exception_handler(
       [](const httplib::Request& req, httplib::Response& res, std::exception_ptr error) {
         std::string what = "unknown error";

@@ -4,8 +4,8 @@
 // management request and a flood of them cannot stall the KV port's loops. Its threads run
 // at a lower scheduling priority than the KV port's for the same reason.
 //
-// Limits: a body over kMaxBodyBytes answers 413; a client that sends nothing for
-// read_timeout is closed.
+// Limits: a body over kMaxBodyBytes answers 413; a request that does not arrive whole within
+// read_timeout, or a connection idle for idle_timeout, is closed.
 
 #include <chrono>
 #include <cstddef>
@@ -26,9 +26,14 @@ inline constexpr size_t kMaxBodyBytes = 1024 * 1024;
 
 struct MgmtServerConfig {
   std::string listen = "127.0.0.1";
-  uint16_t port = 8091;  // 0 picks a free port
-  std::chrono::seconds read_timeout{10};
-  unsigned threads = 4;
+  uint16_t port = 8091;                   // 0 picks a free port
+  std::chrono::seconds read_timeout{10};  // a request must arrive whole within this
+  // A connection that sends no request for this long is closed. Short, because cpp-httplib
+  // gives each open connection one thread of the pool for its whole life: a browser keeps up
+  // to six idle keep-alive connections, which with a long wait held every thread and queued
+  // the next requests for the full timeout (the console's page took 20 s to load).
+  std::chrono::seconds idle_timeout{2};
+  unsigned threads = 8;  // at least a browser's six connections to one host
 };
 
 class MgmtServer {
