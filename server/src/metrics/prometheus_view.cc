@@ -46,21 +46,15 @@ std::string_view type_name(Type type) {
 }
 
 void append_label_value(std::string& out, std::string_view value) {
-  for (char c : value) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      default:
-        out += c;
-    }
+  // Most values need no escape: copy them whole.
+  size_t from = 0;
+  for (size_t at = value.find_first_of("\\\"\n"); at != std::string_view::npos;
+       at = value.find_first_of("\\\"\n", from)) {
+    out.append(value.substr(from, at - from));
+    out += value[at] == '\n' ? "\\n" : value[at] == '"' ? "\\\"" : "\\\\";
+    from = at + 1;
   }
+  out.append(value.substr(from));
 }
 
 PrometheusView::Family& PrometheusView::family(const StatDef& stat) {
@@ -69,32 +63,33 @@ PrometheusView::Family& PrometheusView::family(const StatDef& stat) {
   return families_[it->second];
 }
 
-void PrometheusView::append_series(std::string& out, std::string_view name, std::string_view suffix,
-                                   const StatDef& stat, std::string_view le) const {
-  out += name;
-  out += suffix;
-  bool any = false;
-  const auto label = [&out, &any](std::string_view key, std::string_view value) {
-    out += any ? ',' : '{';
-    any = true;
-    out += key;
-    out += "=\"";
-    append_label_value(out, value);
-    out += '"';
+std::string PrometheusView::label_text(const StatDef& stat) const {
+  std::string text;
+  const auto label = [&text](std::string_view key, std::string_view value) {
+    if (!text.empty()) text += ',';
+    text += key;
+    text += "=\"";
+    append_label_value(text, value);
+    text += '"';
   };
   for (const auto& [key, value] : labels()) label(key, value);
   for (size_t i = 0; i + 1 < stat.labels.size(); i += 2) {
     if (!stat.labels[i].empty()) label(stat.labels[i], stat.labels[i + 1]);
   }
-  if (!le.empty()) label("le", le);
-  if (any) out += '}';
-  out += ' ';
+  return text;
 }
 
 void PrometheusView::add(const StatDef& stat, uint64_t value) {
   if (!stat.in_prometheus()) return;
   Family& f = family(stat);
-  append_series(f.samples, f.name, "", stat, "");
+  const std::string labels = label_text(stat);
+  f.samples += f.name;
+  if (!labels.empty()) {
+    f.samples += '{';
+    f.samples += labels;
+    f.samples += '}';
+  }
+  f.samples += ' ';
   append_value(f.samples, value, stat.unit);
   f.samples += '\n';
 }
@@ -102,24 +97,48 @@ void PrometheusView::add(const StatDef& stat, uint64_t value) {
 void PrometheusView::add_histogram(const StatDef& stat, const HistogramSnapshot& histogram) {
   if (!stat.in_prometheus()) return;
   Family& f = family(stat);
+  std::string labels = label_text(stat);
+  // The line's start, once: "name_bucket{labels," (le follows), and "{labels} " for the rest.
+  std::string bucket_start = std::string(f.name) + "_bucket{" + labels;
+  if (!labels.empty()) bucket_start += ',';
+  bucket_start += "le=\"";
+  const std::string rest_labels = labels.empty() ? " " : "{" + labels + "} ";
   // The histogram's bounds are in nanoseconds; the family's unit says how to show them.
-  const double divisor = base_unit_divisor(stat.unit);
+  const std::array<std::string, kHistogramBuckets>& bounds = bound_texts(stat.unit);
   uint64_t cumulative = 0;
-  for (size_t k = 0; k < kHistogramBuckets; ++k) {
+  for (size_t k = 0; k <= kHistogramBuckets; ++k) {
     cumulative += histogram.counts[k];
-    const std::string le = fmt::format("{}", static_cast<double>(histogram_bound_ns(k)) / divisor);
-    append_series(f.samples, f.name, "_bucket", stat, le);
+    f.samples += bucket_start;
+    f.samples += k < kHistogramBuckets ? std::string_view(bounds[k]) : "+Inf";
+    f.samples += "\"} ";
     fmt::format_to(std::back_inserter(f.samples), "{}\n", cumulative);
   }
-  cumulative += histogram.counts[kHistogramBuckets];
-  append_series(f.samples, f.name, "_bucket", stat, "+Inf");
-  fmt::format_to(std::back_inserter(f.samples), "{}\n", cumulative);
-  append_series(f.samples, f.name, "_sum", stat, "");
+  f.samples += f.name;
+  f.samples += "_sum";
+  f.samples += rest_labels;
   append_value(f.samples, histogram.sum_ns, stat.unit);
   f.samples += '\n';
   // The count is the buckets' total, so that it always equals le="+Inf".
-  append_series(f.samples, f.name, "_count", stat, "");
+  f.samples += f.name;
+  f.samples += "_count";
+  f.samples += rest_labels;
   fmt::format_to(std::back_inserter(f.samples), "{}\n", cumulative);
+}
+
+const std::array<std::string, kHistogramBuckets>& PrometheusView::bound_texts(Unit unit) {
+  // Formatted once, for every unit.
+  constexpr size_t kUnits = static_cast<size_t>(Unit::Nanoseconds) + 1;
+  static const auto texts = [] {
+    std::array<std::array<std::string, kHistogramBuckets>, kUnits> all;
+    for (size_t u = 0; u < kUnits; ++u) {
+      const double divisor = base_unit_divisor(static_cast<Unit>(u));
+      for (size_t k = 0; k < kHistogramBuckets; ++k) {
+        all[u][k] = fmt::format("{}", static_cast<double>(histogram_bound_ns(k)) / divisor);
+      }
+    }
+    return all;
+  }();
+  return texts[static_cast<size_t>(unit)];
 }
 
 std::string PrometheusView::text() const {

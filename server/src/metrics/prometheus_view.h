@@ -8,6 +8,7 @@
 // seconds). Histograms go out as cumulative _bucket{le="..."} lines, _sum and _count.
 // STAT-only statistics and text values are not shown.
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -38,9 +39,10 @@ class PrometheusView final : public Collector {
     std::string samples;
   };
   Family& family(const StatDef& stat);
-  // Appends `name{labels}` (with `le` last when not empty) to `out`.
-  void append_series(std::string& out, std::string_view name, std::string_view suffix,
-                     const StatDef& stat, std::string_view le) const;
+  // The sample's labels, escaped: the collector's, then the statistic's (no braces).
+  std::string label_text(const StatDef& stat) const;
+  // The upper bounds of a histogram's buckets as shown in `unit`'s base unit.
+  static const std::array<std::string, kHistogramBuckets>& bound_texts(Unit unit);
 
   std::vector<Family> families_;
   std::unordered_map<std::string_view, size_t> index_;
