@@ -2,7 +2,9 @@
 # Usage: bench-server.sh [BUILD_DIR]
 # Runs the same memaslap (memcaslap) load against ternd, once per I/O backend, and Debian's
 # memcached, all on loopback free ports with the same number of worker threads, and prints
-# throughput, latency and the ratio of each ternd to memcached; then, from one more run of each mode with perf counting
+# throughput, latency and the ratio of each ternd to memcached; each ternd also runs the load
+# while a scraper polls its GET /metrics (the row "ternd-<io>+scrape", same process, same run),
+# to show what a Prometheus scraper costs the KV port; then, from one more run of each mode with perf counting
 # the server process's syscall tracepoints, the syscalls each operation cost (skipped, with a
 # line saying why, where perf is missing or refused). Environment knobs (defaults in brackets):
 #   SERVER_THREADS [1]  worker threads of each server
@@ -12,6 +14,7 @@
 #   RUNS           [3]  runs per server and mode; the table shows medians
 #   PIPELINE_DEPTH [16] keys per multi-get in the pipelined mode
 #   IO_BACKENDS    [epoll uring] the ternd --io backends to run, each a server of its own
+#   SCRAPE_INTERVAL [0.1] seconds between the scraper's GET /metrics (0: no scraper rows)
 #   TERND          [BUILD_DIR/server/ternd, built first] a ternd binary (absolute, or from the
 #                  repository root) to run as is instead: say, one built from an older commit,
 #                  to compare before and after
@@ -27,6 +30,7 @@ seconds=${SECONDS_PER_RUN:-8}
 runs=${RUNS:-3}
 depth=${PIPELINE_DEPTH:-16}
 read -r -a backends <<< "${IO_BACKENDS:-epoll uring}"
+scrape_interval=${SCRAPE_INTERVAL:-0.1}
 
 ternd=${TERND:-$build_dir/server/ternd}
 [ -n "${TERND:-}" ] || bash scripts/build-server.sh "$build_dir" Release >/dev/null
@@ -36,6 +40,7 @@ ternd=${TERND:-$build_dir/server/ternd}
 work=$(mktemp -d)
 pids=()
 cleanup() {
+  [ -z "${scraper_pid:-}" ] || kill "$scraper_pid" 2>/dev/null || true
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; done
   rm -rf "$work"
 }
@@ -61,15 +66,23 @@ wait_for_port() {
   return 1
 }
 
-# Each server by name: ternd-epoll, ternd-uring, memcached.
-declare -A pid_of port_of
+# Each server by name: ternd-epoll, ternd-uring, memcached; "ternd-<io>+scrape" is the same
+# ternd, loaded while the scraper polls its management port.
+declare -A pid_of port_of mgmt_port_of
 servers=()
 for io in "${backends[@]}"; do
   port=$(free_port)
-  "$ternd" --port "$port" --threads "$server_threads" --io "$io" 2>"$work/ternd-$io.log" &
+  mgmt_port=$(free_port)
+  "$ternd" --port "$port" --mgmt-port "$mgmt_port" --threads "$server_threads" --io "$io" \
+    2>"$work/ternd-$io.log" &
   pids+=("$!")
   pid_of[ternd-$io]=$! port_of[ternd-$io]=$port servers+=("ternd-$io")
+  if [ "$scrape_interval" != 0 ]; then
+    pid_of[ternd-$io+scrape]=$! port_of[ternd-$io+scrape]=$port servers+=("ternd-$io+scrape")
+    mgmt_port_of[ternd-$io+scrape]=$mgmt_port
+  fi
   wait_for_port "$port"
+  wait_for_port "$mgmt_port"
   grep -q " threads on $io" "$work/ternd-$io.log" ||
     { echo "bench-server: ternd --io $io is not serving on $io:" >&2; cat "$work/ternd-$io.log" >&2; exit 1; }
 done
@@ -132,6 +145,20 @@ run_load() {
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
+# Polls GET /metrics on port $1 every $scrape_interval s until killed, as a Prometheus server
+# would (HTTP/1.0: one connection per scrape), counting the scrapes answered 200 in file $2.
+scraper() {
+  local port=$1 count=$2 n=0
+  while :; do
+    exec 3<>"/dev/tcp/127.0.0.1/$port" || exit 1
+    printf 'GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
+    head -n1 <&3 | grep -q " 200 " && n=$((n + 1)) && echo "$n" >"$count"
+    cat <&3 >/dev/null
+    exec 3>&-
+    sleep "$scrape_interval"
+  done
+}
+
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')," \
      "load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
 echo "load: memcaslap --binary -T $client_threads -c $connections -t ${seconds}s, 16 B keys," \
@@ -148,8 +175,19 @@ for run in $(seq "$runs"); do
     division=1
     [ "$mode" = pipelined ] && division=$depth
     for server in "${order[@]}"; do
+      scraper_pid=
+      if [ -n "${mgmt_port_of[$server]:-}" ]; then
+        echo 0 >"$work/scrapes"
+        scraper "${mgmt_port_of[$server]}" "$work/scrapes" &
+        scraper_pid=$!
+      fi
       line=$(run_load "${pid_of[$server]}" "${port_of[$server]}" "$division")
-      echo "run $run  $mode  $server: ops/s p50_us p99_us cpu_us/op ops = $line"
+      scrapes=
+      if [ -n "$scraper_pid" ]; then
+        kill "$scraper_pid" && wait "$scraper_pid" 2>/dev/null || true
+        scrapes=", $(cat "$work/scrapes") scrapes"
+      fi
+      echo "run $run  $mode  $server: ops/s p50_us p99_us cpu_us/op ops = $line$scrapes"
       results["$server/$mode"]+="$line"$'\n'
     done
   done
@@ -162,10 +200,10 @@ column() { printf "%s" "${results[$1]}" | awk -v c="$2" 'NF { print $c }' | medi
 echo
 echo "Medians of $runs runs. Latency: interpolated inside memaslap's log2 histogram buckets."
 echo "CPU: server user+system CPU time per operation (robust to machine noise)."
-printf "%-12s %-12s %10s %10s %10s %12s\n" mode server "ops/s" "p50 (us)" "p99 (us)" "CPU us/op"
+printf "%-12s %-19s %10s %10s %10s %12s\n" mode server "ops/s" "p50 (us)" "p99 (us)" "CPU us/op"
 for mode in unpipelined pipelined; do
   for server in "${servers[@]}"; do
-    printf "%-12s %-12s %10s %10s %10s %12s\n" "$mode" "$server" "$(column "$server/$mode" 1)" \
+    printf "%-12s %-19s %10s %10s %10s %12s\n" "$mode" "$server" "$(column "$server/$mode" 1)" \
       "$(column "$server/$mode" 2)" "$(column "$server/$mode" 3)" "$(column "$server/$mode" 4)"
   done
   for io in "${backends[@]}"; do
@@ -173,6 +211,11 @@ for mode in unpipelined pipelined; do
         -v ca="$(column "ternd-$io/$mode" 4)" -v cb="$(column "memcached/$mode" 4)" -v m="$mode" \
         -v s="ternd-$io" \
       'BEGIN { printf "%-12s %s/memcached: throughput %.2f, CPU per op %.2f\n", m, s, a / b, ca / cb }'
+    [ "$scrape_interval" = 0 ] ||
+      awk -v a="$(column "ternd-$io+scrape/$mode" 1)" -v b="$(column "ternd-$io/$mode" 1)" \
+          -v ca="$(column "ternd-$io+scrape/$mode" 4)" -v cb="$(column "ternd-$io/$mode" 4)" \
+          -v m="$mode" -v s="ternd-$io" -v i="$scrape_interval" \
+        'BEGIN { printf "%-12s %s scraped every %s s/not scraped: throughput %.3f, CPU per op %.3f\n", m, s, i, a / b, ca / cb }'
   done
 done
 
@@ -189,6 +232,7 @@ if syscall_count_usable; then
     division=1
     [ "$mode" = pipelined ] && division=$depth
     for server in "${servers[@]}"; do
+      [ -z "${mgmt_port_of[$server]:-}" ] || continue  # the scraper's rows: throughput only
       line=$(run_load "${pid_of[$server]}" "${port_of[$server]}" "$division" "$work/syscalls.csv")
       # The run's last field is the ops it completed.
       read -r total recv send wait ctl enter \
