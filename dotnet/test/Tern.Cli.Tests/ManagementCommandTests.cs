@@ -39,11 +39,16 @@ public sealed class ManagementCommandTests(DevTerndFixture ternd) : IClassFixtur
     [Fact]
     public async Task BucketRefusalsExitWith1AndSayWhy()
     {
+        var name = NewName("b");
+
         var exists = await Run("bucket", "create", "default");
-        var notFlushable = await Run("bucket", "flush", "default");
+        var created = await Run("bucket", "create", name, "--type", "ephemeral");
+        var notFlushable = await Run("bucket", "flush", name);
+        await Run("bucket", "drop", name);
 
         Assert.Equal((ExitCodes.OperationFailed, "tern: bucket 'default' already exists"), (exists.ExitCode, exists.Error));
-        Assert.Equal((ExitCodes.OperationFailed, "tern: bucket 'default' cannot be flushed: flush is not enabled on it"),
+        Assert.Equal($"created bucket '{name}' (ephemeral, 100 MiB, flush off)", created.Output);
+        Assert.Equal((ExitCodes.OperationFailed, $"tern: bucket '{name}' cannot be flushed: flush is not enabled on it"),
             (notFlushable.ExitCode, notFlushable.Error));
     }
 

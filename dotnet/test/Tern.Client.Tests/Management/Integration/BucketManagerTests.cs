@@ -65,7 +65,10 @@ public sealed class BucketManagerTests(ManagementFixture fixture) : IClassFixtur
     {
         Assert.Equal("default", (await Assert.ThrowsAsync<BucketExistsException>(() =>
             Buckets.CreateBucketAsync(new BucketSettings { Name = "default", RamQuotaMB = 100 }))).BucketName);
-        await Assert.ThrowsAsync<BucketNotFlushableException>(() => Buckets.FlushBucketAsync("default"));
+        var unflushable = NewName();
+        await Buckets.CreateBucketAsync(new BucketSettings { Name = unflushable, BucketType = BucketType.Ephemeral, RamQuotaMB = 100 });
+        Assert.Equal(unflushable, (await Assert.ThrowsAsync<BucketNotFlushableException>(() => Buckets.FlushBucketAsync(unflushable))).BucketName);
+        await Buckets.DropBucketAsync(unflushable);
         await Assert.ThrowsAsync<BucketNotFoundException>(() => Buckets.GetBucketAsync("nosuch"));
         await Assert.ThrowsAsync<BucketNotFoundException>(() => Buckets.DropBucketAsync("nosuch"));
         await Assert.ThrowsAsync<BucketNotFoundException>(() => Buckets.FlushBucketAsync("nosuch"));
