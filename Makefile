@@ -10,7 +10,7 @@ TERND_ARGS ?=
 .DEFAULT_GOAL := help
 .PHONY: help all deps deps-dotnet build build-server build-dotnet run test test-server \
         test-compat test-dotnet test-asan test-tsan test-under-load bench-server bench-collections bench-collections-instructions bench-instructions \
-        bench-executor bench-durability bench-warmup bench-subdoc bench-lookup bench-seeds bench-sdk bench-sdk-alloc clean
+        bench-executor bench-durability bench-warmup bench-subdoc bench-lookup bench-metrics bench-seeds bench-sdk bench-sdk-alloc clean
 
 help: ## list the targets (what `make` alone does)
 	@echo "usage: make TARGET [BUILD_DIR=build/release] [TERND_ARGS=\"--port 11211\"]"
@@ -86,6 +86,9 @@ bench-subdoc: deps ## sub-document lookup and upsert: splicing (simdjson On-Dema
 
 bench-lookup: deps ## a GET's lookup in the engine's table, in and out of the cache, with and without prefetching ahead
 	@bash scripts/bench-lookup.sh
+
+bench-metrics: deps ## GET /metrics: one scrape of 10 buckets of 10 collections, and what the metrics add per request
+	@bash scripts/bench-metrics.sh
 
 bench-seeds: deps-dotnet ## the SDK's hot-path changes against the old ways (BenchmarkDotNet)
 	@bash scripts/bench-seeds.sh
