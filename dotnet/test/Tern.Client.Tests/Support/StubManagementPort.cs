@@ -59,17 +59,28 @@ public sealed class StubManagementPort : IAsyncDisposable
             {
                 return;
             }
-            using var reader = new StreamReader(context.Request.InputStream, Encoding.UTF8);
-            var request = new Request(context.Request.HttpMethod, context.Request.Url!.AbsolutePath,
-                context.Request.Headers["Authorization"], context.Request.ContentType ?? "", await reader.ReadToEndAsync());
-            Requests.Enqueue(request);
-            if (Answer(request) is not { } answer)
-                continue; // left open: the client's timeout ends it
-            context.Response.StatusCode = answer.Status;
-            var body = Encoding.UTF8.GetBytes(answer.Body);
-            await context.Response.OutputStream.WriteAsync(body);
-            context.Response.Close();
+            try
+            {
+                await ServeAsync(context);
+            }
+            catch (Exception e) when (e is IOException or HttpListenerException or ObjectDisposedException)
+            {
+                // The client gave up (its timeout or cancellation) and closed the connection first.
+            }
         }
+    }
+
+    private async Task ServeAsync(HttpListenerContext context)
+    {
+        using var reader = new StreamReader(context.Request.InputStream, Encoding.UTF8);
+        var request = new Request(context.Request.HttpMethod, context.Request.Url!.AbsolutePath,
+            context.Request.Headers["Authorization"], context.Request.ContentType ?? "", await reader.ReadToEndAsync());
+        Requests.Enqueue(request);
+        if (Answer(request) is not { } answer)
+            return; // left open: the client's timeout ends it
+        context.Response.StatusCode = answer.Status;
+        await context.Response.OutputStream.WriteAsync(Encoding.UTF8.GetBytes(answer.Body));
+        context.Response.Close();
     }
 
     public async ValueTask DisposeAsync()
