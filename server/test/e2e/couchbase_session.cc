@@ -3,8 +3,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -90,6 +92,16 @@ std::vector<uint16_t> CouchbaseSession::open(const std::vector<uint16_t>& featur
   EXPECT_EQ(login(), Status::Success) << "login as " << kAdminUser;
   EXPECT_EQ(select_bucket(), Status::Success) << "SELECT_BUCKET " << kDefaultBucket;
   return acknowledged;
+}
+
+Response call_when_warm(CouchbaseSession& session, const Request& request) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  Response answer = session.call(request);
+  while (answer.status == Status::Etmpfail && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    answer = session.call(request);
+  }
+  return answer;
 }
 
 }  // namespace tern::e2e

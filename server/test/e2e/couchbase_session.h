@@ -110,4 +110,8 @@ class CouchbaseSession {
   Client client_;
 };
 
+// Sends `request` over `session` until the bucket is warm (a couchbase bucket answers
+// Etmpfail while it loads from disk), for 60 s at most; returns the last answer.
+Response call_when_warm(CouchbaseSession& session, const Request& request);
+
 }  // namespace tern::e2e

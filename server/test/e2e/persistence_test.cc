@@ -23,7 +23,6 @@ namespace tern::e2e {
 namespace {
 
 constexpr int kUsageError = 64;
-constexpr auto kWarmTimeout = std::chrono::seconds(60);
 
 struct Exit {
   int code = -1;
@@ -57,17 +56,6 @@ Exit run_to_exit(const Scratch& scratch, const std::string& args) {
 std::string bucket_config(const std::string& type, const std::string& server = "") {
   return "[server]\nanonymous_bucket = \"b\"\n" + server + "[[bucket]]\nname = \"b\"\ntype = \"" +
          type + "\"\nmemory_quota_mb = 64\n";
-}
-
-// Sends `request` until the bucket is warm (it answers Etmpfail until then), within a bound.
-Response call_when_warm(CouchbaseSession& session, const Request& request) {
-  const auto deadline = std::chrono::steady_clock::now() + kWarmTimeout;
-  Response answer = session.call(request);
-  while (answer.status == Status::Etmpfail && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    answer = session.call(request);
-  }
-  return answer;
 }
 
 TEST(PersistenceTest, ACouchbaseBucketWithoutADataDirectoryStopsStartUp) {
