@@ -95,10 +95,10 @@ class Store {
 
   // Deletes every record (tombstones included) whose key lies in one of `ranges`, in every
   // vbucket, as one atomic batch synced to disk: a dropped collection's documents. `visit`,
-  // if set, is called with each record before it goes, in key order, vbucket by vbucket;
-  // without it the store need not read the records at all. Throws StoreError when the disk
-  // refuses (nothing is then deleted). The default implementation throws StoreError: a
-  // store that cannot delete says so.
+  // if set, is called with each record before it goes (range by range, and within a range
+  // vbucket by vbucket in key order); without it the store need not read the records at
+  // all. Throws StoreError when the disk refuses (nothing is then deleted). The default
+  // implementation throws StoreError: a store that cannot delete says so.
   virtual void remove_ranges(std::span<const KeyRange> ranges,
                              const std::function<void(const Record&)>& visit);
 
