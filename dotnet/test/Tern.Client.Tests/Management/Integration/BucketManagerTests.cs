@@ -32,13 +32,13 @@ public sealed class BucketManagerTests(ManagementFixture fixture) : IClassFixtur
         await Buckets.FlushBucketAsync(name);
         await Assert.ThrowsAsync<DocumentNotFoundException>(async () => (await bucket.DefaultCollection().GetAsync("k")).Dispose());
 
-        // ternd changes only flush on a live bucket; another change is refused with the server's reason.
         read.FlushEnabled = false;
-        await Buckets.UpdateBucketAsync(read);
-        Assert.False((await Buckets.GetBucketAsync(name)).FlushEnabled);
-        await Assert.ThrowsAsync<BucketNotFlushableException>(() => Buckets.FlushBucketAsync(name));
         read.RamQuotaMB = 128;
-        Assert.Equal(400, (await Assert.ThrowsAsync<ManagementException>(() => Buckets.UpdateBucketAsync(read))).HttpStatus);
+        read.MaxTtl = 60;
+        await Buckets.UpdateBucketAsync(read);
+        var updated = await Buckets.GetBucketAsync(name);
+        Assert.Equal((false, 128L, 60), (updated.FlushEnabled, updated.RamQuotaMB, updated.MaxTtl));
+        await Assert.ThrowsAsync<BucketNotFlushableException>(() => Buckets.FlushBucketAsync(name));
 
         await Buckets.DropBucketAsync(name);
         Assert.Equal(name, (await Assert.ThrowsAsync<BucketNotFoundException>(() => Buckets.GetBucketAsync(name))).BucketName);
@@ -46,7 +46,7 @@ public sealed class BucketManagerTests(ManagementFixture fixture) : IClassFixtur
     }
 
     [Fact]
-    public async Task ACouchbaseBucketIsCreatedWithItsSettingsAndDropped()
+    public async Task ACouchbaseBucketIsCreatedWithItsSettingsRefusesAnEvictionChangeAndIsDropped()
     {
         var name = NewName();
         await Buckets.CreateBucketAsync(new BucketSettings
@@ -57,6 +57,12 @@ public sealed class BucketManagerTests(ManagementFixture fixture) : IClassFixtur
         var read = (await Buckets.GetAllBucketsAsync())[name];
         Assert.Equal((BucketType.Couchbase, EvictionPolicyType.FullEviction, 3600, DurabilityLevel.Majority, false),
             (read.BucketType, read.EvictionPolicy, read.MaxTtl, read.DurabilityMinimumLevel, read.FlushEnabled));
+
+        // What a live bucket cannot change is refused with the server's reason.
+        read.EvictionPolicy = EvictionPolicyType.ValueOnly;
+        var refused = await Assert.ThrowsAsync<ManagementException>(() => Buckets.UpdateBucketAsync(read));
+        Assert.Equal(400, refused.HttpStatus);
+        Assert.Contains("evictionPolicy", refused.ServerMessage);
         await Buckets.DropBucketAsync(name);
     }
 
