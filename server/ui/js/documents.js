@@ -67,7 +67,7 @@ export class DocumentBrowser {
 
   async openDocument(id) {
     if (!this.where || id === '') return;
-    const { editorTitle, meta, text, save, del, status } = this.ui;
+    const { editorTitle, meta, text, save, del } = this.ui;
     try {
       const doc = await getJson(paths.doc(this.where, id));
       const binary = doc.json === undefined;
@@ -78,7 +78,7 @@ export class DocumentBrowser {
         : JSON.stringify(doc.json, null, 2);
       text.disabled = save.disabled = binary;
       del.disabled = false;
-      status.textContent = '';
+      this.say('');
     } catch (err) {
       if (!(err instanceof ApiError && err.status === 404)) {
         this.onError(err);
@@ -90,18 +90,18 @@ export class DocumentBrowser {
       text.value = '{\n}';
       text.disabled = save.disabled = false;
       del.disabled = true;
-      status.textContent = '';
+      this.say('');
     }
     this.markOpenKey();
   }
 
   async save() {
-    const { text, status, meta, editorTitle, del } = this.ui;
+    const { text, meta, editorTitle, del } = this.ui;
     let value;
     try {
       value = JSON.stringify(JSON.parse(text.value));
     } catch (err) {
-      status.textContent = `Not saved: the text is not JSON (${err.message})`;
+      this.say(`Not saved: the text is not JSON (${err.message})`, true);
       return;
     }
     const form = { value };
@@ -112,12 +112,12 @@ export class DocumentBrowser {
       editorTitle.textContent = this.open.id;
       meta.textContent = `CAS ${answer.cas}`;
       del.disabled = false;
-      status.textContent = `Saved (CAS ${answer.cas})`;
+      this.say(`Saved (CAS ${answer.cas})`);
       await this.loadPage();
     } catch (err) {
-      status.textContent = err instanceof ApiError && err.status === 409
+      this.say(err instanceof ApiError && err.status === 409
         ? 'Not saved: someone changed the document since it was opened. Open it again to see their change.'
-        : `Not saved: ${err.message}`;
+        : `Not saved: ${err.message}`, true);
     }
   }
 
@@ -129,19 +129,25 @@ export class DocumentBrowser {
       this.closeEditor(`Deleted ${id}`);
       await this.loadPage();
     } catch (err) {
-      this.ui.status.textContent = `Not deleted: ${err.message}`;
+      this.say(`Not deleted: ${err.message}`, true);
     }
   }
 
   closeEditor(message) {
-    const { editorTitle, meta, text, save, del, status } = this.ui;
+    const { editorTitle, meta, text, save, del } = this.ui;
     this.open = null;
     editorTitle.textContent = 'No document open';
     meta.textContent = '';
     text.value = '';
     text.disabled = save.disabled = del.disabled = true;
-    status.textContent = message;
+    this.say(message);
     this.markOpenKey();
+  }
+
+  // The editor's status line; a refusal shows as an error.
+  say(message, isError = false) {
+    this.ui.status.textContent = message;
+    this.ui.status.classList.toggle('error', isError);
   }
 
   markOpenKey() {

@@ -2,6 +2,8 @@
 // second and latency quantiles over the time between them. The metric names are ternd's
 // (server/src/metrics/): a counter of operations and a histogram of command durations in
 // seconds, both with a `bucket` label; every other label (opcode, result) is summed over.
+// An opcode's histogram may leave out its leading empty buckets (ternd writes them from the
+// first non-empty one): a bound missing from a series counts 0 for it, which is exact.
 
 export const OPS_COUNTERS = ['kv_ops', 'kv_ops_total'];
 export const LATENCY_HISTOGRAM = 'kv_cmd_duration_seconds';
@@ -74,7 +76,10 @@ export function rates(before, after, seconds) {
     if (!prev || !(seconds > 0)) continue;
     const done = now.hasOps ? now.ops - prev.ops : now.latencyCount - prev.latencyCount;
     const les = [...now.latency.keys()].sort((a, b) => a - b);
-    const window = les.map((le) => ({ le, count: Math.max(0, now.latency.get(le) - (prev.latency.get(le) ?? 0)) }));
+    const window = les.map((le) => ({
+      le,
+      count: Math.max(0, now.latency.get(le) - (prev.latency.get(le) ?? 0)),
+    }));
     out.set(bucket, {
       opsPerSec: Math.max(0, done) / seconds,
       p50: quantile(0.5, window),
