@@ -96,7 +96,7 @@ metrics::CollectionOp collection_op(const CommandSpec& spec) {
 }
 
 // Counts an answered request in its bucket's command statistics (a parked one counts when it
-// runs again and answers; a durable write answered later by its waiter is not counted). An
+// runs again and answers, or when its completion answers it: count_parked_answer()). An
 // unknown opcode is not counted: they would all be shown as one, "UNKNOWN".
 void record_command(uint8_t opcode, const Session& session, std::span<const uint8_t> answers,
                     Outcome outcome, int64_t received_ns) {
@@ -108,6 +108,12 @@ void record_command(uint8_t opcode, const Session& session, std::span<const uint
 }
 
 }  // namespace
+
+void count_parked_answer(const ParkedRequest& parked, const Session& session,
+                         std::span<const uint8_t> answers) {
+  record_command(parked.request().opcode, session, answers, Outcome::Continue,
+                 parked.context().received_ns);
+}
 
 Dispatcher::Dispatcher(Node& node) : node_(node) {}
 

@@ -35,6 +35,12 @@ class StatProvider {
   virtual bool collect(std::string_view group, metrics::Collector& collector) = 0;
 };
 
+// Counts a parked request that its completion answered (ParkedRequest::finish) in its
+// bucket's command statistics, from when it was received, as the dispatcher counts the
+// requests it answers itself. `answers` are the bytes the completion appended.
+void count_parked_answer(const ParkedRequest& parked, const Session& session,
+                         std::span<const uint8_t> answers);
+
 enum class Outcome {
   Continue,  // keep reading requests
   Close,     // send what was appended, then close the connection (QUIT)

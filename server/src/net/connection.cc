@@ -136,7 +136,9 @@ void Connection::finish_parked(uint64_t id, const commands::Completion& completi
   if (closed_ || requests_.closing()) return;
   try {
     if (completion) {
+      const size_t answered = pending_.size();
       request->finish(completion, pending_);
+      commands::count_parked_answer(*request, session_, std::span(pending_).subspan(answered));
     } else {
       requests_.execute_again(*request, pending_);
     }
