@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/blocking_fetch.h"
+#include "engine/document_listing.h"
 #include "engine/engine_fixture.h"
 #include "engine/flusher.h"
 #include "engine/persistent_engine_fixture.h"
@@ -83,6 +84,36 @@ TEST(PersistentListKeys, AnEvictedValueIsListedAndAPendingDurableWriteIsNot) {
   EXPECT_EQ(data.engine.list_keys(0, "", 10), (Keys{"evicted"}));
   ASSERT_TRUE(data.engine.commit_prepared("pending", pending.cas));
   EXPECT_EQ(data.engine.list_keys(0, "", 10), (Keys{"evicted", "pending"}));
+}
+
+// Under full eviction the keys on disk only are listed from the store, beside those in
+// memory; removed and expired documents on disk are not.
+TEST(ListDocumentKeys, UnderFullEvictionTheKeysOnDiskOnlyAreListedToo) {
+  storage::TempDir dir;
+  const std::unique_ptr<storage::Store> store = storage::open_rocksdb_store(dir.sub("b"), {});
+  ManualClock clock;
+  Config config = persistent_config();
+  config.full_eviction = true;
+  PersistentEngine data(clock, config);
+  for (const char* key : {"a", "b", "c", "d"}) data.set(key, "v", 1);
+  data.set(kOther + "x", "other collection", 2);
+  data.set("expiring", "v", 3, /*expiry=*/100);
+  data.remove("c", 1);
+  Flusher(data.engine, data.vbuckets(), *store, 7, clock).flush_all();
+  data.engine.evict(data.engine.mem_used());
+  ASSERT_TRUE(data.engine.on_disk_only("a"));
+  // A new key: what a fetch of it found (nothing) first, as a request would have it.
+  ASSERT_TRUE(data.engine.restore_fetched("in memory", nullptr));
+  ASSERT_EQ(data.set("in memory", "v", 4).status, Status::Success);
+  clock.advance_seconds(200);
+  const int64_t now = clock.unix_seconds();
+
+  EXPECT_EQ(data.engine.list_keys(0, "", 10), (Keys{"in memory"}));
+  EXPECT_EQ(list_document_keys(data.engine, store.get(), 0, "", 10, now),
+            (Keys{"a", "b", "d", "in memory"}));
+  EXPECT_EQ(list_document_keys(data.engine, store.get(), 0, "a", 2, now), (Keys{"b", "d"}));
+  EXPECT_EQ(list_document_keys(data.engine, store.get(), 8, "", 10, now), (Keys{kOther + "x"}));
+  EXPECT_EQ(list_document_keys(data.engine, nullptr, 0, "", 10, now), (Keys{"in memory"}));
 }
 
 // A thread that may block reads an evicted value: the background fetcher (on the real

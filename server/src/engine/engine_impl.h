@@ -69,8 +69,8 @@ struct alignas(64) Shard {
   // never goes back: a count would have to follow every way a record outlives its key in
   // memory, and one missed decrement would make a key on disk read as absent.
   bool keys_left_memory = false;
-  // Full eviction: what the disk still holds of a flush (memory only, see Engine::flush)
-  // reads as absent: the records of this shard's keys with a CAS below this one.
+  // Full eviction: what the disk still holds of a flush until the flusher clears it
+  // (Engine::flush) reads as absent: the records of this shard's keys with a CAS below this.
   uint64_t flushed_below_cas = 0;
   // Persistent buckets: a flush was applied to this shard and no take_dirty() has reported
   // it yet, so a durable write that commits now is queued again (Engine::flush).

@@ -1,5 +1,6 @@
 // The console's document browser, on Couchbase 7's document editor paths: a collection's keys
-// page by page, one document, a JSON value saved with an optional CAS, and a removal.
+// page by page (under full eviction, the keys on disk only too), one document, a JSON value
+// saved with an optional CAS, and a removal.
 // Writes take the engine's path that KV writes take (CAS, seqno, the flusher's queue), on the
 // vbucket an SDK would route the key to. Handlers run on the HTTP server's threads, so they may
 // wait for a background fetch of an evicted value (call_with_fetches); no KV worker loop waits.
@@ -28,6 +29,7 @@
 #include "cluster/vbucket_of.h"
 #include "commands/request_checks.h"
 #include "engine/blocking_fetch.h"
+#include "engine/document_listing.h"
 #include "http/answer.h"
 #include "http/form.h"
 #include "http/route_groups.h"
@@ -191,8 +193,15 @@ void list(const httplib::Request& req, httplib::Response& res, const MgmtContext
     after = std::move(*stored);
   }
   // One more than the page: whether another page follows.
-  std::vector<std::string> keys =
-      target->bucket->documents().list_keys(target->collection_id, after, limit + 1);
+  engine::Persistence* persistence = target->bucket->persistence();
+  std::vector<std::string> keys;
+  try {
+    keys = engine::list_document_keys(
+        target->bucket->documents(), persistence ? &persistence->store() : nullptr,
+        target->collection_id, after, limit + 1, context.node.clock().unix_seconds());
+  } catch (const storage::StoreError& e) {
+    return answer_failure(res, 503, "temporary_failure", e.what());
+  }
   const bool more = keys.size() > limit;
   if (more) keys.resize(limit);
   rapidjson::StringBuffer buffer;
