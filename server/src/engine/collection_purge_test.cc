@@ -4,10 +4,14 @@
 // saved first, as the node's state file does).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "cluster/collections_manifest.h"
 #include "common/clock.h"
@@ -144,6 +148,48 @@ TEST(CollectionPurgeTest, AnEphemeralBucketPurgesMemoryInTheBackground) {
   drain(executor);
   EXPECT_EQ(bucket->documents().stats().curr_items, 0u);
   EXPECT_EQ(bucket->documents().mem_used(), empty_memory);
+  executor.unregister(kOwner);
+}
+
+// Writers keep writing to the collection while it is dropped and purged: whatever a writer
+// did before the drop is swept, and nothing written after it stays, so the purge leaves no
+// document of it and the item count is exactly the other collection's.
+TEST(CollectionPurgeTest, WritesRacingTheDropLeaveNothingBehind) {
+  ManualClock clock;
+  executor::ManualExecutor executor(clock);
+  auto bucket = start_bucket(clock, executor, manifest_with_a_and_b(), small_config());
+  std::atomic<bool> stop{false};
+  std::atomic<int> writing{0};
+  std::atomic<uint64_t> b_written{0};
+  std::vector<std::thread> writers;
+  for (int w = 0; w < 2; ++w) {
+    writers.emplace_back([&, w] {
+      bool first = true;
+      for (int i = 0; !stop.load(); ++i) {
+        const std::string name = std::to_string(w) + "-" + std::to_string(i % 500);
+        bucket->documents().store(StoreMode::Set, key_in(kCollectionA, name), "v", 0, 0, 0, 0);
+        if (i < 500 && bucket->documents()
+                               .store(StoreMode::Set, key_in(kCollectionB, name), "v", 0, 0, 0, 0)
+                               .status == Status::Success) {
+          b_written.fetch_add(1);
+        }
+        if (std::exchange(first, false)) writing.fetch_add(1);
+      }
+    });
+  }
+  while (writing.load() < 2) std::this_thread::yield();
+  ASSERT_EQ(bucket->drop_collection("s", "a").error, ManifestError::None);
+  drain(executor);  // the purge, while the writers go on
+  EXPECT_EQ(bucket->collection_purger().purges(), 1u);
+  for (int w = 0; w < 2; ++w) {
+    for (int i = 0; i < 500; ++i) {
+      const std::string key = key_in(kCollectionA, std::to_string(w) + "-" + std::to_string(i));
+      EXPECT_EQ(bucket->documents().get_meta(key).status, Status::NotFound) << key;
+    }
+  }
+  stop.store(true);
+  for (std::thread& writer : writers) writer.join();
+  EXPECT_EQ(bucket->documents().stats().curr_items, b_written.load());
   executor.unregister(kOwner);
 }
 
