@@ -72,6 +72,17 @@ void write_nodes(Writer& writer, const SingleNodeParams& params) {
   writer.EndArray();
 }
 
+void write_cluster_capabilities(Writer& writer) {
+  writer.Key("clusterCapabilitiesVer");
+  writer.StartArray();
+  writer.Int(1);
+  writer.Int(0);
+  writer.EndArray();
+  writer.Key("clusterCapabilities");
+  writer.StartObject();
+  writer.EndObject();
+}
+
 void write_vbucket_server_map(Writer& writer, const SingleNodeParams& params) {
   writer.Key("vBucketServerMap");
   writer.StartObject();
@@ -145,17 +156,25 @@ ClusterMap ClusterMap::single_node(const SingleNodeParams& params) {
   write_string(writer, hex(params.collections_manifest_uid));
   write_nodes(writer, params);
   write_vbucket_server_map(writer, params);
-  writer.Key("clusterCapabilitiesVer");
-  writer.StartArray();
-  writer.Int(1);
-  writer.Int(0);
-  writer.EndArray();
-  writer.Key("clusterCapabilities");
-  writer.StartObject();
-  writer.EndObject();
+  write_cluster_capabilities(writer);
   writer.EndObject();
   return ClusterMap(std::string(buffer.GetString(), buffer.GetSize()), params.rev_epoch,
                     params.rev, std::vector<int>(params.vbucket_count, 0), true);
+}
+
+ClusterMap ClusterMap::global(const SingleNodeParams& params) {
+  rapidjson::StringBuffer buffer;
+  Writer writer(buffer);
+  writer.StartObject();
+  writer.Key("rev");
+  writer.Int64(params.rev);
+  writer.Key("revEpoch");
+  writer.Int64(params.rev_epoch);
+  write_nodes(writer, params);
+  write_cluster_capabilities(writer);
+  writer.EndObject();
+  return ClusterMap(std::string(buffer.GetString(), buffer.GetSize()), params.rev_epoch,
+                    params.rev, {}, true);
 }
 
 std::optional<ClusterMap> ClusterMap::parse(std::string_view json, std::string& error) {

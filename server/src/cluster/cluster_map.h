@@ -56,6 +56,13 @@ class ClusterMap {
   // Throws std::invalid_argument if vbucket_count is not a power of two.
   static ClusterMap single_node(const SingleNodeParams& params);
 
+  // The node's map without a bucket (Couchbase 6.5+'s global config): what GET_CLUSTER_CONFIG
+  // answers a connection that selected no bucket, so that an SDK finds the node's services
+  // (the management port among them) before it opens a bucket. rev, revEpoch, nodes,
+  // nodesExt and the cluster capabilities of single_node(), nothing of a bucket; no
+  // vbuckets. params' bucket fields are not used.
+  static ClusterMap global(const SingleNodeParams& params);
+
   // A map given with SET_CLUSTER_CONFIG. Accepts a JSON object with an integer "rev", an
   // optional integer "revEpoch" (0 when absent) and a "vBucketServerMap" object whose
   // "vBucketMap" array has a power-of-two length; the text is kept as given. On failure

@@ -30,11 +30,12 @@ std::shared_ptr<engine::Bucket> target_bucket(const Command& cmd) {
 
 Outcome get_cluster_config(const Command& cmd) {
   engine::Bucket* bucket = cmd.session.bucket.get();
-  if (bucket == nullptr) {
+  // Without a bucket, the node's own map (Couchbase's global config), once there is one.
+  const auto map = bucket != nullptr ? bucket->cluster_map() : cmd.node().global_map();
+  if (map == nullptr) {
     cmd.reply.error(Status::NoBucket);
     return Outcome::Continue;
   }
-  const auto map = bucket->cluster_map();
   if (cmd.has_extras()) {
     // The client says which map it has; one that is current gets an empty answer.
     const auto epoch = static_cast<int64_t>(protocol::load_be64(cmd.extras()));

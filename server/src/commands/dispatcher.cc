@@ -32,6 +32,11 @@ Status precheck(const CommandSpec* spec, const protocol::Frame& request, const S
   if (shape != Status::Success) return shape;
   const Status infos = check_frame_infos(*spec, request, session.features, frame_requests);
   if (infos != Status::Success) return infos;
+  // The bucket's durabilityMinLevel raises what a mutation asked for.
+  if (spec->is_mutation && session.bucket != nullptr &&
+      session.bucket->min_durability_level() > frame_requests.durability.level) {
+    frame_requests.durability.level = session.bucket->min_durability_level();
+  }
   // The persisting levels need a disk, and a connection whose requests can wait for it.
   if (frame_requests.durability.waits_for_disk() &&
       (session.bucket == nullptr || session.bucket->persistence() == nullptr ||

@@ -54,6 +54,17 @@ std::shared_ptr<engine::Bucket> Node::initial_bucket() const {
   return settings_.anonymous_bucket.empty() ? nullptr : find_bucket(settings_.anonymous_bucket);
 }
 
+void Node::set_global_map(cluster::ClusterMap map) {
+  auto installed = std::make_shared<const cluster::ClusterMap>(std::move(map));
+  std::unique_lock lock(buckets_mutex_);
+  global_map_ = std::move(installed);
+}
+
+std::shared_ptr<const cluster::ClusterMap> Node::global_map() const {
+  std::shared_lock lock(buckets_mutex_);
+  return global_map_;
+}
+
 bool Node::install_cluster_map(engine::Bucket& bucket, cluster::ClusterMap map) {
   if (!bucket.install_cluster_map(std::move(map))) return false;
   if (map_listener_) map_listener_(bucket);

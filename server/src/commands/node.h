@@ -66,6 +66,11 @@ class Node {
   // tells the listener so that subscribed clients get it pushed. Returns whether installed.
   bool install_cluster_map(engine::Bucket& bucket, cluster::ClusterMap map);
 
+  // The node's map without a bucket (cluster::ClusterMap::global), for connections that
+  // selected none; null until set. Thread-safe.
+  void set_global_map(cluster::ClusterMap map);
+  std::shared_ptr<const cluster::ClusterMap> global_map() const;
+
   // Called after each installed map; set once, before serving.
   void set_cluster_map_listener(std::function<void(engine::Bucket&)> listener);
 
@@ -75,6 +80,7 @@ class Node {
   const NodeSettings settings_;
   mutable std::shared_mutex buckets_mutex_;  // guards the vector, not the buckets
   std::vector<std::shared_ptr<engine::Bucket>> buckets_;
+  std::shared_ptr<const cluster::ClusterMap> global_map_;  // guarded by buckets_mutex_
   const auth::UserDirectory users_;
   const Clock& clock_;
   std::function<void(engine::Bucket&)> map_listener_;

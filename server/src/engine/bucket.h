@@ -120,6 +120,21 @@ class Bucket {
   // Sets a vbucket's state (SET_VBUCKET); false if there is no such vbucket.
   bool set_vbucket_state(uint16_t id, cluster::VBucketState state);
 
+  // Marks the bucket dropped (the node no longer has it): connections on it close at their
+  // next request. One relaxed load per request reads it.
+  void mark_dropped() { dropped_.store(true, std::memory_order_relaxed); }
+  bool dropped() const { return dropped_.load(std::memory_order_relaxed); }
+
+  // The least durability every mutation gets (Couchbase's durabilityMinLevel), as the
+  // protocol numbers levels (1 Majority .. 3 PersistToMajority; 0 none): a request asking
+  // for less is raised to it. Changeable while requests run.
+  void set_min_durability_level(uint8_t level) {
+    min_durability_level_.store(level, std::memory_order_relaxed);
+  }
+  uint8_t min_durability_level() const {
+    return min_durability_level_.load(std::memory_order_relaxed);
+  }
+
   // The map clients route by; never null once install_cluster_map() was called.
   std::shared_ptr<const cluster::ClusterMap> cluster_map() const;
 
@@ -157,6 +172,8 @@ class Bucket {
   std::shared_ptr<const cluster::ClusterMap> map_;
   std::unique_ptr<Persistence> persistence_;
   metrics::CommandStats command_stats_;
+  std::atomic<bool> dropped_ = false;
+  std::atomic<uint8_t> min_durability_level_ = 0;
 };
 
 }  // namespace tern::engine

@@ -279,6 +279,13 @@ class Engine {
 
   Stats stats() const;
 
+  // Live bucket settings (the management port's bucket edits). The quota and its watermarks
+  // change at once for every charge from now on; a smaller one wakes the pager if memory is
+  // over the new high watermark. The maxTTL applies to writes from now on. config() keeps
+  // the values the engine was made with.
+  void set_memory_quota(size_t bytes);
+  void set_max_ttl(uint32_t seconds);
+
   // The steady-clock deadline (ms) for a protocol expiry value; 0 for never.
   int64_t expiry_deadline_ms(uint32_t expiry) const;
 

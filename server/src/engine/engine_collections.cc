@@ -61,7 +61,7 @@ void Engine::purge_dropped_key(std::string_view key, bool on_disk_document) {
 
 int64_t Engine::write_deadline_ms(std::string_view key, uint32_t expiry) const {
   const int64_t deadline = expiry_deadline_ms(expiry);
-  uint32_t max_ttl = config_.max_ttl_seconds;
+  uint32_t max_ttl = impl_->max_ttl_seconds.load(std::memory_order_relaxed);
   const cluster::CollectionsManifest* manifest = impl_->manifest.load(std::memory_order_acquire);
   if (manifest != nullptr && manifest->has_max_ttls()) {
     const std::optional<uint32_t> collection = collection_of_key(key);

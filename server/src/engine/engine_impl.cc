@@ -22,6 +22,7 @@ Engine::Impl::Impl(const Config& config, const Clock& clock_in)
       memory_quota(config.memory_quota_bytes),
       high_watermark(config.memory_quota_bytes * config.high_watermark_percent / 100),
       low_watermark(config.memory_quota_bytes * config.low_watermark_percent / 100),
+      max_ttl_seconds(config.max_ttl_seconds),
       evict_when_full(config.evict_when_full),
       persistent(config.persistent),
       full_eviction(config.persistent && config.full_eviction),

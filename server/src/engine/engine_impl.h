@@ -242,9 +242,12 @@ struct Engine::Impl {
   const Clock& clock;
   const size_t shard_count;
   const unsigned shard_bits;
-  const uint64_t memory_quota;
-  const uint64_t high_watermark;
-  const uint64_t low_watermark;
+  // Set at construction and by Engine::set_memory_quota() while requests run; an x86 load of
+  // an atomic costs what a plain one does.
+  std::atomic<uint64_t> memory_quota;
+  std::atomic<uint64_t> high_watermark;
+  std::atomic<uint64_t> low_watermark;
+  std::atomic<uint32_t> max_ttl_seconds;  // Config::max_ttl_seconds, changeable likewise
   const bool evict_when_full;
   const bool persistent;
   const bool full_eviction;  // Config::full_eviction (only with persistent)

@@ -230,6 +230,22 @@ size_t Engine::Impl::evict(size_t bytes_to_free) {
 }
 
 uint64_t Engine::mem_used() const { return impl_->mem_used.load(std::memory_order_relaxed); }
+void Engine::set_memory_quota(size_t bytes) {
+  impl_->memory_quota.store(bytes, std::memory_order_relaxed);
+  impl_->high_watermark.store(bytes * config_.high_watermark_percent / 100,
+                              std::memory_order_relaxed);
+  impl_->low_watermark.store(bytes * config_.low_watermark_percent / 100,
+                             std::memory_order_relaxed);
+  // A smaller quota may leave memory above the new high watermark: wake the pager now
+  // rather than at the next write.
+  impl_->signal_pressure_if_needed(impl_->mem_used.load(std::memory_order_relaxed),
+                                   impl_->clock.steady_ms());
+}
+
+void Engine::set_max_ttl(uint32_t seconds) {
+  impl_->max_ttl_seconds.store(seconds, std::memory_order_relaxed);
+}
+
 uint64_t Engine::high_watermark_bytes() const { return impl_->high_watermark; }
 uint64_t Engine::low_watermark_bytes() const { return impl_->low_watermark; }
 

@@ -3,6 +3,7 @@
 #include <array>
 #include <string_view>
 
+#include "config/durability_levels.h"
 #include "config/names.h"
 
 namespace tern::http {
@@ -13,8 +14,6 @@ constexpr size_t kBytesPerMb = size_t{1024} * 1024;
 constexpr int64_t kMinQuotaMb = 100;  // as Couchbase
 constexpr int64_t kMaxTtl = 2147483647;
 
-constexpr std::array<std::string_view, 4> kDurabilityLevels = {
-    "none", "majority", "majorityAndPersistActive", "persistToMajority"};
 
 void read_type(const Form& form, config::BucketSpec& spec, bool creating, FieldErrors& errors) {
   const std::optional<std::string> type = form.text("bucketType");
@@ -73,9 +72,7 @@ void read_eviction(const Form& form, config::BucketSpec& spec, bool creating, Fi
 void read_durability(const Form& form, config::BucketSpec& spec, FieldErrors& errors) {
   const std::optional<std::string> level = form.text("durabilityMinLevel");
   if (!level) return;
-  bool known = false;
-  for (std::string_view name : kDurabilityLevels) known = known || *level == name;
-  if (!known) {
+  if (!config::durability_level_number(*level)) {
     errors["durabilityMinLevel"] =
         "Durability minimum level must be either 'none', 'majority', "
         "'majorityAndPersistActive', or 'persistToMajority'";

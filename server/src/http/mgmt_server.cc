@@ -79,6 +79,13 @@ MgmtServer::MgmtServer(const MgmtServerConfig& config, MgmtContext& context)
 }
 
 MgmtServer::~MgmtServer() {
+  // stop() does nothing to a server whose listener thread has not begun listening yet, which
+  // would then listen forever: a SIGTERM right after start-up meets exactly that.
+  if (listener_.joinable()) {
+    while (!server_->is_running() && !listener_done_.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
   server_->stop();
   if (listener_.joinable()) listener_.join();
 }
@@ -87,6 +94,7 @@ void MgmtServer::start() {
   listener_ = std::thread([this] {
     set_up_listener_thread();
     server_->listen_after_bind();
+    listener_done_ = true;
   });
 }
 

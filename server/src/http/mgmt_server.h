@@ -7,6 +7,7 @@
 // Limits: a body over kMaxBodyBytes answers 413; a request that does not arrive whole within
 // read_timeout, or a connection idle for idle_timeout, is closed.
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -55,6 +56,7 @@ class MgmtServer {
   std::unique_ptr<httplib::Server> server_;
   uint16_t port_ = 0;
   std::thread listener_;
+  std::atomic<bool> listener_done_ = false;  // listen_after_bind() returned
 };
 
 }  // namespace tern::http

@@ -9,6 +9,7 @@
 #include <random>
 #include <system_error>
 
+#include "config/durability_levels.h"
 #include "engine/bucket_flush.h"
 #include "engine/expiry_pager.h"
 #include "engine/item_pager.h"
@@ -169,6 +170,7 @@ void BucketLifecycle::set_ports(uint16_t kv_port, std::optional<uint16_t> mgmt_p
   kv_port_ = kv_port;
   mgmt_port_ = mgmt_port;
   ports_known_ = true;
+  install_global_map(node_, kv_port, mgmt_port);
   for (const auto& bucket : node_.buckets()) install_map(*bucket);
 }
 
@@ -233,16 +235,17 @@ http::AdminResult BucketLifecycle::update_bucket(const config::BucketSpec& spec)
   });
   if (entry == entries_.end()) return {http::AdminError::NotFound, ""};
   const config::BucketSpec& current = entry->state.settings;
-  const auto refuse = [](std::string_view setting) {
-    return http::AdminResult{http::AdminError::Refused,
-                             fmt::format("ternd cannot change {} of a live bucket", setting)};
-  };
-  if (spec.memory_quota_bytes != current.memory_quota_bytes) return refuse("the RAM quota");
-  if (spec.max_ttl_seconds != current.max_ttl_seconds) return refuse("maxTTL");
-  if (spec.durability_min_level != current.durability_min_level) {
-    return refuse("the minimum durability level");
+  const std::shared_ptr<engine::Bucket> bucket = node_.find_bucket(spec.name);
+  if (bucket == nullptr) return {http::AdminError::NotFound, ""};
+  // Type and eviction policy cannot change (the form refuses it); the rest takes effect now.
+  if (spec.memory_quota_bytes != current.memory_quota_bytes) {
+    bucket->documents().set_memory_quota(spec.memory_quota_bytes);
   }
-  entry->state.settings.flush_enabled = spec.flush_enabled;
+  bucket->documents().set_max_ttl(spec.max_ttl_seconds);
+  bucket->set_min_durability_level(
+      config::durability_level_number(spec.durability_min_level).value_or(0));
+  entry->state.settings = spec;
+  entry->state.settings.scopes.clear();
   save_state();
   return {};
 }

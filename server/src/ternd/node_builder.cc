@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "auth/scram.h"
+#include "config/durability_levels.h"
 #include "auth/scram_algorithm.h"
 #include "storage/store.h"
 #include "ternd/version.h"
@@ -131,6 +132,8 @@ std::unique_ptr<engine::Bucket> build_bucket(const Options& options, const confi
   } else {
     spdlog::info("bucket {}: ephemeral (memory only)", spec.name);
   }
+  bucket->set_min_durability_level(
+      config::durability_level_number(spec.durability_min_level).value_or(0));
   return bucket;
 }
 
@@ -147,6 +150,16 @@ void install_single_node_map(commands::Node& node, engine::Bucket& bucket, uint1
   params.collections_manifest_uid = bucket.manifest().uid();
   params.collections = true;  // HELLO always acknowledges Collections: the two go together
   node.install_cluster_map(bucket, cluster::ClusterMap::single_node(params));
+}
+
+void install_global_map(commands::Node& node, uint16_t kv_port,
+                        std::optional<uint16_t> mgmt_port) {
+  cluster::SingleNodeParams params;
+  params.kv_port = kv_port;
+  params.mgmt_port = mgmt_port;
+  params.rev_epoch = node.clock().unix_seconds();
+  params.rev = 1;
+  node.set_global_map(cluster::ClusterMap::global(params));
 }
 
 }  // namespace tern::ternd

@@ -46,4 +46,9 @@ std::unique_ptr<engine::Bucket> build_bucket(const Options& options, const confi
 void install_single_node_map(commands::Node& node, engine::Bucket& bucket, uint16_t kv_port,
                              std::optional<uint16_t> mgmt_port);
 
+// Gives the node its map without a bucket (cluster::ClusterMap::global): the node's services
+// for connections that selected no bucket.
+void install_global_map(commands::Node& node, uint16_t kv_port,
+                        std::optional<uint16_t> mgmt_port);
+
 }  // namespace tern::ternd

@@ -243,6 +243,36 @@ TEST_F(ManagementPortTest, ACollectionCreatedIsUsableAtOnceOnAnOpenConnection) {
             Status::UnknownCollection);
 }
 
+TEST_F(ManagementPortTest, ABucketsSettingsChangeWhileItServes) {
+  ASSERT_EQ(status_of(http_.Post("/pools/default/buckets",
+                                 "name=edit&ramQuotaMB=100&bucketType=ephemeral",
+                                 "application/x-www-form-urlencoded")),
+            202);
+  CouchbaseSession kv(server_.port());
+  kv.hello({kXerror});
+  ASSERT_EQ(kv.login(), Status::Success);
+  ASSERT_EQ(kv.select_bucket("edit"), Status::Success);
+  const auto quota_of = [&kv] { return kv.client().stats()["limit_maxbytes"]; };
+  EXPECT_EQ(quota_of(), std::to_string(100 * 1024 * 1024));
+  ASSERT_EQ(status_of(http_.Post("/pools/default/buckets/edit",
+                                 "ramQuotaMB=200&maxTTL=3600&durabilityMinLevel=majority",
+                                 "application/x-www-form-urlencoded")),
+            200);
+  EXPECT_EQ(quota_of(), std::to_string(200 * 1024 * 1024));
+  const auto settings = http_.Get("/pools/default/buckets/edit");
+  ASSERT_EQ(status_of(settings), 200);
+  EXPECT_NE(settings->body.find("\"rawRAM\":209715200"), std::string::npos) << settings->body;
+  EXPECT_NE(settings->body.find("\"maxTTL\":3600"), std::string::npos) << settings->body;
+  EXPECT_NE(settings->body.find("\"durabilityMinLevel\":\"majority\""), std::string::npos)
+      << settings->body;
+  EXPECT_EQ(kv.call(store(Opcode::Set, "k", "v")).status, Status::Success);
+  // What cannot change is refused, naming the setting.
+  const auto type = http_.Post("/pools/default/buckets/edit", "bucketType=couchbase",
+                               "application/x-www-form-urlencoded");
+  ASSERT_EQ(status_of(type), 400);
+  EXPECT_NE(type->body.find("Cannot change bucket type"), std::string::npos) << type->body;
+}
+
 TEST(ManagementPortMapTest, TheMapListsTheManagementPortOnlyWhenItAnswers) {
   TerndProcess with(dev_config_args());
   CouchbaseSession a(with.port());
@@ -251,6 +281,17 @@ TEST(ManagementPortMapTest, TheMapListsTheManagementPortOnlyWhenItAnswers) {
   EXPECT_NE(map.find("\"mgmt\":" + std::to_string(with.mgmt_port())), std::string::npos) << map;
   EXPECT_NE(map.find("\"hostname\":\"$HOST:" + std::to_string(with.mgmt_port())), std::string::npos)
       << map;
+
+  // Before any bucket is selected, the node's own map (Couchbase's global config) tells where
+  // the management port is: what an SDK's bucket manager needs before it opens a bucket.
+  CouchbaseSession no_bucket(with.port());
+  no_bucket.hello({kXerror});
+  ASSERT_EQ(no_bucket.login(), Status::Success);
+  const Response global = no_bucket.call(simple(Opcode::GetClusterConfig));
+  ASSERT_EQ(global.status, Status::Success);
+  EXPECT_NE(global.value.find("\"mgmt\":" + std::to_string(with.mgmt_port())), std::string::npos)
+      << global.value;
+  EXPECT_EQ(global.value.find("vBucketServerMap"), std::string::npos) << global.value;
 
   std::vector<std::string> args = dev_config_args();
   args.insert(args.end(), {"--mgmt-port", "none"});
