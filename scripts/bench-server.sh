@@ -146,14 +146,18 @@ run_load() {
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 # Polls GET /metrics on port $1 every $scrape_interval s until killed, as a Prometheus server
-# would (HTTP/1.0: one connection per scrape), counting the scrapes answered 200 in file $2.
+# would (HTTP/1.0: one connection per scrape), and when killed writes to file $2 how many
+# scrapes were answered 200. Bash builtins read the answer: the scraper's own CPU (it shares
+# the machine with the load) is one sleep per scrape.
 scraper() {
-  local port=$1 count=$2 n=0
+  local port=$1 count=$2 n=0 status
+  trap 'echo "$n" >"$count"; exit 0' TERM
   while :; do
     exec 3<>"/dev/tcp/127.0.0.1/$port" || exit 1
     printf 'GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
-    head -n1 <&3 | grep -q " 200 " && n=$((n + 1)) && echo "$n" >"$count"
-    cat <&3 >/dev/null
+    IFS= read -r status <&3 || status=
+    [[ $status == *" 200 "* ]] && n=$((n + 1))
+    while IFS= read -r -u 3 _; do :; done
     exec 3>&-
     sleep "$scrape_interval"
   done
@@ -177,7 +181,6 @@ for run in $(seq "$runs"); do
     for server in "${order[@]}"; do
       scraper_pid=
       if [ -n "${mgmt_port_of[$server]:-}" ]; then
-        echo 0 >"$work/scrapes"
         scraper "${mgmt_port_of[$server]}" "$work/scrapes" &
         scraper_pid=$!
       fi
