@@ -183,10 +183,8 @@ TEST_F(CollectionsTest, DefaultKeyThatLooksPrefixedStaysInTheDefaultCollection) 
   EXPECT_EQ(c.get(collection_key(kUsers, "doc")).value, "user");
 }
 
-// GETK echoes the key as the client sent it, prefix included, in any collection.
-// DISABLED: retrieval.cc echoes cmd.key(), the stored key (request_checks.h), which is the
-// logical key in the default collection and 0x00-escaped in others; it should echo
-// request.key. retrieval.cc belongs to another change in progress.
+// GETK echoes the key as the client sent it, prefix included, in any collection (not the
+// stored key, which is 0x00-escaped outside the default collection).
 TEST_F(CollectionsTest, GetkEchoesTheKeyAsSent) {
   Connection& c = sdk();
   ASSERT_EQ(c.set(collection_key(kUsers, "doc"), "v").status, Status::Success);
