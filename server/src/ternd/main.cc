@@ -99,6 +99,7 @@ int main(int argc, char** argv) {
       tern::http::MgmtServerConfig mgmt_config;
       mgmt_config.listen = options->listen;
       mgmt_config.port = *options->mgmt_port;
+      mgmt_config.idle_timeout = std::chrono::seconds(options->mgmt_idle_timeout);
       mgmt = std::make_unique<tern::http::MgmtServer>(mgmt_config, mgmt_context);
     }
     buckets.set_ports(endpoint.port(),

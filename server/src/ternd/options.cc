@@ -181,6 +181,8 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
           ->check(port_or_none())
           ->option_text("0-65535|none")
           ->capture_default_str();
+  add_number(app, "--mgmt-idle-timeout", options.mgmt_idle_timeout, 1u, 3600u,
+             "seconds an idle management-port connection stays open");
   CLI::Option* listen =
       app.add_option("--listen", options.listen, "IPv4 or IPv6 address to listen on")
           ->check(ip_address())

@@ -24,6 +24,9 @@ struct Options {
   uint16_t port = 11210;  // 0 picks a free port
   // The management (HTTP) port; nullopt when turned off ("none"); 0 picks a free port.
   std::optional<uint16_t> mgmt_port = 8091;
+  // Seconds a management-port connection may stay idle between requests before it is
+  // closed (http::MgmtServerConfig::idle_timeout).
+  unsigned mgmt_idle_timeout = 2;
   std::string listen = "127.0.0.1";
   unsigned threads = 0;  // 0 until parsed: then the number of cores unless given
   IoBackend io = kDefaultIoBackend;

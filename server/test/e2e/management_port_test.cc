@@ -273,6 +273,20 @@ TEST_F(ManagementPortTest, ABucketsSettingsChangeWhileItServes) {
   EXPECT_NE(type->body.find("Cannot change bucket type"), std::string::npos) << type->body;
 }
 
+TEST(ManagementPortIdleTest, AClientThatSendsNothingIsClosed) {
+  std::vector<std::string> args = dev_config_args();
+  args.insert(args.end(), {"--mgmt-idle-timeout", "1"});
+  TerndProcess server(args);
+  Client silent(server.mgmt_port());  // a TCP connection that never sends a byte
+  ASSERT_TRUE(silent.connected());
+  // Closed after about a second; the bound (the client's 15 s read timeout) is generous.
+  EXPECT_TRUE(silent.closed_by_peer());
+  // The port still serves others.
+  httplib::Client http("127.0.0.1", server.mgmt_port());
+  http.set_basic_auth(kAdminUser, kAdminPassword);
+  EXPECT_EQ(status_of(http.Get("/pools")), 200);
+}
+
 TEST(ManagementPortMapTest, TheMapListsTheManagementPortOnlyWhenItAnswers) {
   TerndProcess with(dev_config_args());
   CouchbaseSession a(with.port());
