@@ -2,6 +2,7 @@
 
 #include "metrics/histogram.h"
 #include "protocol/codec.h"
+#include "protocol/opcode.h"
 
 namespace tern::commands {
 
@@ -102,11 +103,20 @@ std::string_view command_result_name(CommandResult result) {
   return "other";
 }
 
-CommandResult command_result(std::span<const uint8_t> answers) {
+CommandResult command_result(uint8_t opcode, std::span<const uint8_t> answers) {
   // The status field of a response header, at the same offset with or without framing
   // extras (magic 0x81 or 0x18).
   constexpr size_t kStatusOffset = 6;
-  if (answers.size() < kStatusOffset + 2) return CommandResult::Success;
+  if (answers.size() < kStatusOffset + 2) {
+    switch (static_cast<protocol::Opcode>(opcode)) {
+      case protocol::Opcode::GetQ:
+      case protocol::Opcode::GetKQ:
+      case protocol::Opcode::GatQ:
+        return CommandResult::NotFound;
+      default:
+        return CommandResult::Success;
+    }
+  }
   return command_result(static_cast<Status>(protocol::load_be16(answers.data() + kStatusOffset)));
 }
 

@@ -33,8 +33,9 @@ CommandResult command_result(protocol::Status status);
 // "success", "not_found", "exists", ... (the result label's values).
 std::string_view command_result_name(CommandResult result);
 
-// The result of the command whose answers start at `answers` (one or more response frames;
-// empty for a quiet command that answered nothing, which succeeded).
-CommandResult command_result(std::span<const uint8_t> answers);
+// The result of a command of `opcode` whose answers start at `answers` (one or more response
+// frames). A quiet command that answered nothing succeeded, except a quiet retrieval (GETQ,
+// GETKQ, GATQ), whose silence is a miss.
+CommandResult command_result(uint8_t opcode, std::span<const uint8_t> answers);
 
 }  // namespace tern::commands

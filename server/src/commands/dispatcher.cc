@@ -109,7 +109,7 @@ void record_command(uint8_t opcode, const Session& session, std::span<const uint
   if (find_command(protocol::loud_variant(static_cast<Opcode>(opcode))) == nullptr) return;
   const int64_t elapsed = steady_ns() - received_ns;
   session.bucket->command_stats().record(opcode, elapsed > 0 ? static_cast<uint64_t>(elapsed) : 0,
-                                         static_cast<size_t>(command_result(answers)));
+                                         static_cast<size_t>(command_result(opcode, answers)));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "commands/command_results.h"
 #include "commands/dispatcher_harness.h"
 #include "commands/session.h"
 #include "commands/test_node.h"
@@ -311,6 +312,33 @@ class FakeStats final : public StatProvider {
     return false;
   }
 };
+
+// GET /metrics's per-opcode latency and results: every answered request is counted in its
+// bucket's histogram with its result class, a quiet miss too.
+TEST_F(DispatcherTest, EveryAnsweredRequestIsTimedInItsBucketWithItsResult) {
+  metrics::CommandStats& commands = node_->buckets().front()->command_stats();
+  set("k", "v");
+  get("k");
+  get("absent");
+  EXPECT_TRUE(run({.opcode = Opcode::GetQ, .key = "absent"}).empty());
+  run({.opcode = static_cast<Opcode>(0xee)});  // unknown: not counted, it has no name of its own
+
+  const metrics::LatencyHistogram* gets = commands.opcode(static_cast<uint8_t>(Opcode::Get));
+  ASSERT_NE(gets, nullptr);
+  const metrics::HistogramSnapshot snapshot = gets->snapshot();
+  EXPECT_EQ(snapshot.count, 2u);
+  EXPECT_GT(snapshot.sum_ns, 0u);
+  EXPECT_EQ(snapshot.outcomes[static_cast<size_t>(CommandResult::Success)], 1u);
+  EXPECT_EQ(snapshot.outcomes[static_cast<size_t>(CommandResult::NotFound)], 1u);
+  const metrics::LatencyHistogram* quiet = commands.opcode(static_cast<uint8_t>(Opcode::GetQ));
+  ASSERT_NE(quiet, nullptr);
+  EXPECT_EQ(quiet->snapshot().outcomes[static_cast<size_t>(CommandResult::NotFound)], 1u);
+  EXPECT_NE(commands.opcode(static_cast<uint8_t>(Opcode::Set)), nullptr);
+  EXPECT_EQ(commands.opcode(0xee), nullptr);
+  // The default collection's operations.
+  EXPECT_EQ(commands.collection_ops(0, metrics::CollectionOp::Get), 3u);
+  EXPECT_EQ(commands.collection_ops(0, metrics::CollectionOp::Store), 1u);
+}
 
 TEST_F(DispatcherTest, StatGeneralGroupHasEngineAndProviderStatsThenATerminator) {
   FakeStats provider;
