@@ -303,7 +303,13 @@ std::vector<Rejection> rejections() {
        "test.toml:1:1: zz: unknown key 'zz'"},
       {"misspelt bucket key", "[[bucket]]\nname = \"b\"\nmemory_quota = 256\n",
        "test.toml:3:1: bucket[0].memory_quota: unknown key 'memory_quota' (this table accepts: "
-       "name, type, eviction_policy, memory_quota_mb, manifest_uid, scope)"},
+       "name, type, eviction_policy, memory_quota_mb, manifest_uid, scope, flush_enabled)"},
+      {"flush_enabled as a string", with_bucket("flush_enabled = \"yes\"\n"),
+       "bucket[0].flush_enabled: must be true or false (got a string)"},
+      {"mgmt_port as a word other than none", "[server]\nmgmt_port = \"off\"\n" + with_bucket(""),
+       "server.mgmt_port: must be a port number 0-65535 or \"none\""},
+      {"mgmt_port out of range", "[server]\nmgmt_port = 70000\n" + with_bucket(""),
+       "server.mgmt_port"},
       {"unknown bucket type", with_bucket("type = \"memcached\"\n"),
        "test.toml:4:8: bucket[0].type: must be \"couchbase\" (persistent) or \"ephemeral\" "
        "(memory only) (got 'memcached')"},
