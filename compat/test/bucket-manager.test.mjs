@@ -19,14 +19,6 @@ const {
 } = couchbase;
 
 const RUN = `${process.pid}-${Date.now().toString(36)}`;
-// The SDK POSTs doFlush with neither a body nor Content-Length; ternd's HTTP library (cpp-httplib
-// 0.11) then reads a body until its read timeout (10 s) and answers 400 with no body, which the
-// SDK reports as InvalidArgumentError. Until ternd takes such a request as having no body
-// (server/src/http/routes.cc), one flush case runs as todo (it reports the bug, or that it is
-// gone) and the others are skipped, each costing the read timeout; then set this to undefined.
-const FLUSH_BUG = 'ternd answers a POST without Content-Length (the SDK\'s doFlush) 400 after its read timeout';
-const FLUSH_PROBE = FLUSH_BUG ? { todo: FLUSH_BUG } : {};
-const FLUSH_CASE = FLUSH_BUG ? { skip: FLUSH_BUG } : {};
 
 /** The HTTP answer behind a management error (the SDK keeps it in the error's context). */
 const bodyOf = (err) => err?.context?.response_body ?? '';
@@ -126,7 +118,7 @@ describe('bucket manager', () => {
     }
   });
 
-  it('an unknown bucket: flushBucket answers BucketNotFoundError', FLUSH_PROBE, async () => {
+  it('an unknown bucket: flushBucket answers BucketNotFoundError', async () => {
     const err = await rejection(buckets.flushBucket('no-such-bucket'), 'flush an unknown bucket');
     assert.ok(err instanceof BucketNotFoundError, describeError(err));
   });
@@ -146,7 +138,7 @@ describe('bucket manager', () => {
     await rejection(buckets.getBucket('tiny'), 'the refused bucket is not there');
   });
 
-  it('flushBucket on a bucket with flush disabled answers BucketNotFlushableError', FLUSH_CASE, async () => {
+  it('flushBucket on a bucket with flush disabled answers BucketNotFlushableError', async () => {
     await buckets.createBucket({ name: 'no-flush', bucketType: BucketType.Ephemeral, ramQuotaMB: 100, flushEnabled: false });
     const coll = (await openBucket(cluster, 'no-flush')).defaultCollection();
     await coll.upsert(`kept-${RUN}`, { kept: true });
@@ -208,12 +200,12 @@ for (const [kind, bucketType] of [['ephemeral', BucketType.Ephemeral], ['couchba
 
     beforeEach(async () => { await env.cluster.buckets().flushBucket(name); });
 
-    it('a first case writes its documents', FLUSH_CASE, async () => {
+    it('a first case writes its documents', async () => {
       for (const k of keys) await coll.upsert(k, { case: 1, k });
       for (const k of keys) assert.deepEqual((await coll.get(k)).content, { case: 1, k });
     });
 
-    it('the next case, after flushBucket, sees none of them and writes afresh', FLUSH_CASE, async () => {
+    it('the next case, after flushBucket, sees none of them and writes afresh', async () => {
       for (const k of keys) {
         const err = await rejection(coll.get(k), `get ${k} after the flush`);
         assert.ok(err instanceof DocumentNotFoundError, `${k}: ${describeError(err)}`);

@@ -285,6 +285,7 @@ class Engine {
   // the values the engine was made with.
   void set_memory_quota(size_t bytes);
   void set_max_ttl(uint32_t seconds);
+  uint32_t max_ttl() const;
 
   // The steady-clock deadline (ms) for a protocol expiry value; 0 for never.
   int64_t expiry_deadline_ms(uint32_t expiry) const;

@@ -246,6 +246,10 @@ void Engine::set_max_ttl(uint32_t seconds) {
   impl_->max_ttl_seconds.store(seconds, std::memory_order_relaxed);
 }
 
+uint32_t Engine::max_ttl() const {
+  return impl_->max_ttl_seconds.load(std::memory_order_relaxed);
+}
+
 uint64_t Engine::high_watermark_bytes() const { return impl_->high_watermark; }
 uint64_t Engine::low_watermark_bytes() const { return impl_->low_watermark; }
 

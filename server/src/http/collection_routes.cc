@@ -105,10 +105,12 @@ void create_collection(const httplib::Request& req, httplib::Response& res,
   const std::optional<int64_t> max_ttl =
       form->integer("maxTTL", -1, cluster::CollectionsManifest::kMaxTtlSeconds, error);
   if (!error.empty()) return answer_field_error(res, 400, "maxTTL", error);
-  if (max_ttl == -1) {
-    // Couchbase 7.6's "never expire by the maxTTL": what maxTTL 0 means here.
-    return answer_change(
-        res, bucket->create_collection(names.scope, names.collection, std::nullopt), names);
+  if (max_ttl == -1 && bucket->documents().max_ttl() != 0) {
+    // Couchbase 7.6's "never expire, whatever the bucket's maxTTL": without a bucket maxTTL
+    // that is what 0 means; with one, ternd has no way to exempt a collection yet.
+    return answer_field_error(res, 400, "maxTTL",
+                              "ternd cannot exempt a collection from its bucket's maxTTL "
+                              "(maxTTL=-1): create it with maxTTL 0 or a number of seconds");
   }
   std::optional<uint32_t> ttl;
   if (max_ttl && *max_ttl > 0) ttl = static_cast<uint32_t>(*max_ttl);

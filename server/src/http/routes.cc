@@ -45,6 +45,25 @@ std::string permission_text(std::string permission, const httplib::Request& req)
   return permission;
 }
 
+// A route that changes something, as a handler that reads the request's body itself. The
+// official SDKs POST doFlush with neither Content-Length nor Transfer-Encoding: such an HTTP/1.1
+// request has no body (RFC 9112, 6.3), but cpp-httplib 0.11 reads one until the connection
+// closes, i.e. until its read timeout, and then answers 400.
+httplib::Server::HandlerWithContentReader reading_body(httplib::Server::Handler handler) {
+  return [handler = std::move(handler)](const httplib::Request& req, httplib::Response& res,
+                                        const httplib::ContentReader& read_body) {
+    httplib::Request request = req;  // req.matches still point into req.path, which outlives it
+    if (req.has_header("Content-Length") || req.has_header("Transfer-Encoding")) {
+      const bool whole = read_body([&request](const char* data, size_t size) {
+        request.body.append(data, size);
+        return true;
+      });
+      if (!whole) return;  // over the limit (413) or cut short (400): httplib set the status
+    }
+    handler(request, res);
+  };
+}
+
 }  // namespace
 
 Routes::Routes(httplib::Server& server, const commands::Node& node)
@@ -71,11 +90,11 @@ void Routes::get(const std::string& pattern, Access access, Handler handler) {
 }
 
 void Routes::post(const std::string& pattern, Access access, Handler handler) {
-  server_.Post(pattern, guarded(std::move(access), std::move(handler)));
+  server_.Post(pattern, reading_body(guarded(std::move(access), std::move(handler))));
 }
 
 void Routes::put(const std::string& pattern, Access access, Handler handler) {
-  server_.Put(pattern, guarded(std::move(access), std::move(handler)));
+  server_.Put(pattern, reading_body(guarded(std::move(access), std::move(handler))));
 }
 
 void Routes::del(const std::string& pattern, Access access, Handler handler) {
