@@ -146,21 +146,24 @@ run_load() {
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 # Polls GET /metrics on port $1 every $scrape_interval s until killed, as a Prometheus server
-# would (HTTP/1.0: one connection per scrape), and when killed writes to file $2 how many
-# scrapes were answered 200. Bash builtins read the answer: the scraper's own CPU (it shares
-# the machine with the load) is one sleep per scrape.
+# would (HTTP/1.0-style: one connection per scrape), and when killed writes to file $2 how many
+# scrapes were answered 200. One node process that reads each answer in large chunks: the
+# scraper shares the machine with the load, so its own CPU must stay small (a bash loop that
+# read the answer with builtins made one read syscall per byte, and cost the load more than the
+# scrapes cost ternd).
 scraper() {
-  local port=$1 count=$2 n=0 status
-  trap 'echo "$n" >"$count"; exit 0' TERM
-  while :; do
-    exec 3<>"/dev/tcp/127.0.0.1/$port" || exit 1
-    printf 'GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
-    IFS= read -r status <&3 || status=
-    [[ $status == *" 200 "* ]] && n=$((n + 1))
-    while IFS= read -r -u 3 _; do :; done
-    exec 3>&-
-    sleep "$scrape_interval"
-  done
+  exec node -e '
+    const [port, interval, file] = process.argv.slice(1);
+    const http = require("http");
+    let answered = 0;
+    process.on("SIGTERM", () => { require("fs").writeFileSync(file, String(answered)); process.exit(0); });
+    const next = () => setTimeout(poll, Number(interval) * 1000);
+    const poll = () => http.get({ host: "127.0.0.1", port, path: "/metrics", agent: false }, (res) => {
+      if (res.statusCode === 200) answered++;
+      res.resume();
+      res.on("end", next);
+    }).on("error", next);
+    poll();' "$1" "$scrape_interval" "$2"
 }
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')," \
