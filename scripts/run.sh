@@ -12,17 +12,21 @@ bash scripts/build-server.sh "$build_dir" "$build_type" "" ternd
 
 config=server/config/dev.toml
 port=11210
+mgmt_port=8091
 args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
   case "${args[i]}" in
     --port) port=${args[i + 1]:-$port} ;;
     --port=*) port=${args[i]#--port=} ;;
+    --mgmt-port) mgmt_port=${args[i + 1]:-$mgmt_port} ;;
+    --mgmt-port=*) mgmt_port=${args[i]#--mgmt-port=} ;;
   esac
 done
 cat <<MESSAGE
 ternd, with the development config ($config):
   Couchbase SDKs:  couchbase://127.0.0.1:$port   user Administrator, password password
                    bucket default; scope app with collections users and orders
+  Management:      http://127.0.0.1:$mgmt_port   (REST, /metrics; the console at /ui/)
   Stop it with Ctrl-C.
 MESSAGE
 exec "$build_dir/server/ternd" --config "$config" "$@"
