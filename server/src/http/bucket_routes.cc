@@ -50,13 +50,6 @@ void answer_admin_failure(httplib::Response& res, const AdminResult& result) {
   }
 }
 
-std::optional<Form> form_or_answer(const httplib::Request& req, httplib::Response& res) {
-  std::string error;
-  std::optional<Form> form = Form::parse(req, error);
-  if (!form) answer_field_error(res, 400, "_", error);
-  return form;
-}
-
 class BucketRoutes {
  public:
   explicit BucketRoutes(MgmtContext& context) : context_(context) {}
@@ -84,7 +77,7 @@ class BucketRoutes {
   }
 
   void create(const httplib::Request& req, httplib::Response& res, const Caller&) {
-    const std::optional<Form> form = form_or_answer(req, res);
+    const std::optional<Form> form = Form::parse_or_answer(req, res);
     if (!form) return;
     FieldErrors errors;
     std::optional<config::BucketSpec> spec = bucket_spec_from_form(*form, nullptr, errors);
@@ -99,7 +92,7 @@ class BucketRoutes {
     const std::optional<config::BucketSpec> current =
         context_.admin.bucket_settings(req.matches[1].str());
     if (!current) return answer_not_found(res);
-    const std::optional<Form> form = form_or_answer(req, res);
+    const std::optional<Form> form = Form::parse_or_answer(req, res);
     if (!form) return;
     FieldErrors errors;
     std::optional<config::BucketSpec> spec = bucket_spec_from_form(*form, &*current, errors);

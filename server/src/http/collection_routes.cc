@@ -81,19 +81,11 @@ std::shared_ptr<engine::Bucket> bucket_or_404(const httplib::Request& req, httpl
   return bucket;
 }
 
-// The form, or nullopt after answering 400.
-std::optional<Form> form_or_400(const httplib::Request& req, httplib::Response& res) {
-  std::string error;
-  std::optional<Form> form = Form::parse(req, error);
-  if (!form) answer_field_error(res, 400, "_", error);
-  return form;
-}
-
 void create_collection(const httplib::Request& req, httplib::Response& res,
                        const MgmtContext& context) {
   const std::shared_ptr<engine::Bucket> bucket = bucket_or_404(req, res, context);
   if (!bucket) return;
-  const std::optional<Form> form = form_or_400(req, res);
+  const std::optional<Form> form = Form::parse_or_answer(req, res);
   if (!form) return;
   Names names = names_of(req);
   names.collection = form->text("name").value_or("");
@@ -129,7 +121,7 @@ void add_collection_routes(Routes& routes, MgmtContext& context) {
               [&context](const httplib::Request& req, httplib::Response& res, const Caller&) {
                 const auto bucket = bucket_or_404(req, res, context);
                 if (!bucket) return;
-                const std::optional<Form> form = form_or_400(req, res);
+                const std::optional<Form> form = Form::parse_or_answer(req, res);
                 if (!form) return;
                 const Names names{form->text("name").value_or(""), ""};
                 answer_change(res, bucket->create_scope(names.scope), names);

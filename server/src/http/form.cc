@@ -4,6 +4,8 @@
 
 #include <charconv>
 
+#include "http/answer.h"
+
 namespace tern::http {
 
 std::optional<Form> Form::parse(const httplib::Request& req, std::string& error) {
@@ -26,6 +28,13 @@ std::optional<Form> Form::parse(const httplib::Request& req, std::string& error)
       return std::nullopt;
     }
   }
+  return form;
+}
+
+std::optional<Form> Form::parse_or_answer(const httplib::Request& req, httplib::Response& res) {
+  std::string error;
+  std::optional<Form> form = parse(req, error);
+  if (!form) answer_field_error(res, 400, "_", error);
   return form;
 }
 

@@ -19,6 +19,10 @@ class Form {
   // content type with a non-empty body) or names a field twice. An empty body is an empty form.
   static std::optional<Form> parse(const httplib::Request& req, std::string& error);
 
+  // parse(), answering a refused body itself: 400 {"errors":{"_":"<why>"}}, as Couchbase's
+  // cluster manager refuses a malformed form.
+  static std::optional<Form> parse_or_answer(const httplib::Request& req, httplib::Response& res);
+
   bool has(std::string_view field) const { return fields_.contains(std::string(field)); }
   // The field's text, or nullopt when absent.
   std::optional<std::string> text(std::string_view field) const;
