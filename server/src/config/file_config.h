@@ -91,15 +91,33 @@ struct ServerSpec {
   // The management (HTTP) port: unset keeps ternd's default; set to nullopt ("none") turns
   // it off; 0 picks a free port.
   std::optional<std::optional<uint16_t>> mgmt_port;
-  bool allow_plain_auth = false;      // SASL PLAIN sends the password itself: off by default
+  // The TLS ports, KV and management, as mgmt_port; open only with a [tls] certificate.
+  std::optional<std::optional<uint16_t>> tls_port;
+  std::optional<std::optional<uint16_t>> mgmt_tls_port;
+  bool allow_plain_auth = false;  // SASL PLAIN sends the password itself: off by default
   std::optional<std::string> anonymous_bucket;  // unauthenticated connections may use it
   // Where couchbase buckets keep their files, one directory per bucket; relative to the
   // current directory. Never empty when set.
   std::optional<std::string> data_dir;
 };
 
+// The [tls] table: the files of the TLS ports' certificate, paths relative to the current
+// directory. Unset values leave ternd's flags in force.
+struct TlsSpec {
+  std::optional<std::string> certificate;  // PEM chain, leaf first
+  std::optional<std::string> private_key;  // PEM
+  std::optional<std::string> client_ca;    // PEM CAs that client certificates chain to
+  // Couchbase's names: "disabled" (certificates ignored), "enabled" (one, if sent, logs the
+  // client in) or "mandatory" (a client without one is refused). One of the three when set.
+  std::optional<std::string> client_auth;
+};
+
+// Couchbase's names for [tls] client_auth and --tls-client-auth.
+inline const std::vector<std::string_view> kClientAuthModes = {"disabled", "enabled", "mandatory"};
+
 struct FileConfig {
   ServerSpec server;
+  TlsSpec tls;
   std::vector<BucketSpec> buckets;  // at least one, in declaration order
   std::vector<UserSpec> users;      // in declaration order
   // Things that work but should not reach production, for the caller to log.

@@ -15,6 +15,7 @@
 #include "config/file_config.h"
 #include "config/server_section.h"
 #include "config/table_reader.h"
+#include "config/tls_section.h"
 #include "config/user_section.h"
 
 namespace tern::config {
@@ -82,12 +83,15 @@ void read_users(const TableReader& document, FileConfig& config) {
 
 FileConfig parse_config(std::string_view toml_text, std::string_view source_name) {
   const toml::table root = parse_toml(toml_text, source_name);
-  const TableReader document(root, "", source_name, {"server", "bucket", "user"});
+  const TableReader document(root, "", source_name, {"server", "tls", "bucket", "user"});
   FileConfig config;
   read_buckets(document, config);
   if (const toml::table* server_table = document.table("server")) {
     config.server =
         read_server(TableReader(*server_table, "server", source_name, kServerKeys), config.buckets);
+  }
+  if (const toml::table* tls_table = document.table("tls")) {
+    config.tls = read_tls(TableReader(*tls_table, "tls", source_name, kTlsKeys));
   }
   read_users(document, config);
   return config;

@@ -146,6 +146,32 @@ data_dir = "var/tern"
   EXPECT_EQ(config.server.data_dir, "var/tern");
 }
 
+TEST(ParseConfigTest, ReadsTheTlsPortsAndTable) {
+  const FileConfig config = parse_config(std::string(R"(
+[server]
+tls_port = 0
+mgmt_tls_port = "none"
+[tls]
+certificate = "tls/server.pem"
+private_key = "tls/server.key"
+client_ca = "tls/client-ca.pem"
+client_auth = "mandatory"
+)") + kMinimalBucket,
+                                         kSource);
+  EXPECT_EQ(config.server.tls_port, std::optional<uint16_t>(0));
+  ASSERT_TRUE(config.server.mgmt_tls_port.has_value());
+  EXPECT_EQ(*config.server.mgmt_tls_port, std::nullopt);
+  EXPECT_EQ(config.tls.certificate, "tls/server.pem");
+  EXPECT_EQ(config.tls.private_key, "tls/server.key");
+  EXPECT_EQ(config.tls.client_ca, "tls/client-ca.pem");
+  EXPECT_EQ(config.tls.client_auth, "mandatory");
+
+  const FileConfig without = parse_config(kMinimalBucket, kSource);
+  EXPECT_FALSE(without.server.tls_port.has_value());
+  EXPECT_FALSE(without.server.mgmt_tls_port.has_value());
+  EXPECT_FALSE(without.tls.certificate.has_value());
+}
+
 TEST(ParseConfigTest, ReadsBucketTypesAndTheEvictionPolicy) {
   struct Row {
     std::string lines;  // added to the minimal bucket
@@ -298,7 +324,7 @@ std::vector<Rejection> rejections() {
       {"bucket as a table", "[bucket]\nname = \"b\"\n",
        "bucket: must be an array of tables, each headed [[bucket]] (got a table)"},
       {"unknown top-level key", "buckets = 1\n" + with_bucket(""),
-       "buckets: unknown key 'buckets' (this table accepts: server, bucket, user)"},
+       "buckets: unknown key 'buckets' (this table accepts: server, tls, bucket, user)"},
       {"unknown top-level key, first in the file", "zz = 1\naa = 2\n" + with_bucket(""),
        "test.toml:1:1: zz: unknown key 'zz'"},
       {"misspelt bucket key", "[[bucket]]\nname = \"b\"\nmemory_quota = 256\n",
@@ -310,6 +336,23 @@ std::vector<Rejection> rejections() {
        "server.mgmt_port: must be a port number 0-65535 or \"none\""},
       {"mgmt_port out of range", "[server]\nmgmt_port = 70000\n" + with_bucket(""),
        "server.mgmt_port"},
+      {"tls_port as a word other than none", "[server]\ntls_port = \"on\"\n" + with_bucket(""),
+       "server.tls_port: must be a port number 0-65535 or \"none\""},
+      {"mgmt_tls_port out of range", "[server]\nmgmt_tls_port = -1\n" + with_bucket(""),
+       "server.mgmt_tls_port: must be a whole number 0-65535"},
+      {"misspelt tls key", "[tls]\ncert = \"a.pem\"\n" + with_bucket(""),
+       "tls.cert: unknown key 'cert' (this table accepts: certificate, private_key, client_ca, "
+       "client_auth)"},
+      {"tls certificate without a key", "[tls]\ncertificate = \"a.pem\"\n" + with_bucket(""),
+       "test.toml:2:15: tls.certificate: needs private_key"},
+      {"tls key without a certificate", "[tls]\nprivate_key = \"a.key\"\n" + with_bucket(""),
+       "tls.private_key: needs certificate"},
+      {"empty tls path", "[tls]\ncertificate = \"\"\nprivate_key = \"k\"\n" + with_bucket(""),
+       "tls.certificate: must not be empty"},
+      {"unknown client_auth", "[tls]\nclient_auth = \"required\"\n" + with_bucket(""),
+       "tls.client_auth: must be \"disabled\", \"enabled\" or \"mandatory\" (got 'required')"},
+      {"client_auth without client_ca", "[tls]\nclient_auth = \"enabled\"\n" + with_bucket(""),
+       "tls.client_auth: \"enabled\" needs client_ca"},
       {"unknown bucket type", with_bucket("type = \"memcached\"\n"),
        "test.toml:4:8: bucket[0].type: must be \"couchbase\" (persistent) or \"ephemeral\" "
        "(memory only) (got 'memcached')"},

@@ -18,6 +18,19 @@ bool is_ip_address(const std::string& text) {
          inet_pton(AF_INET6, text.c_str(), address) == 1;
 }
 
+// A port key that may also be "none": unset when missing, nullopt for "none".
+std::optional<std::optional<uint16_t>> port_or_none(const TableReader& table,
+                                                    std::string_view key) {
+  if (const toml::node* value = table.node().get(key); value && value->is_string()) {
+    if (value->value_or(std::string()) != "none") {
+      table.fail(key, "must be a port number 0-65535 or \"none\"");
+    }
+    return std::optional<uint16_t>();
+  }
+  if (auto port = table.integer(key, 0, 65535)) return static_cast<uint16_t>(*port);
+  return std::nullopt;
+}
+
 }  // namespace
 
 ServerSpec read_server(const TableReader& server_table, const std::vector<BucketSpec>& buckets) {
@@ -30,14 +43,9 @@ ServerSpec read_server(const TableReader& server_table, const std::vector<Bucket
   if (auto port = server_table.integer("port", 0, 65535)) {
     server.port = static_cast<uint16_t>(*port);
   }
-  if (const toml::node* mgmt = server_table.node().get("mgmt_port"); mgmt && mgmt->is_string()) {
-    if (mgmt->value_or(std::string()) != "none") {
-      server_table.fail("mgmt_port", "must be a port number 0-65535 or \"none\"");
-    }
-    server.mgmt_port = std::optional<uint16_t>();
-  } else if (auto mgmt_port = server_table.integer("mgmt_port", 0, 65535)) {
-    server.mgmt_port = static_cast<uint16_t>(*mgmt_port);
-  }
+  server.mgmt_port = port_or_none(server_table, "mgmt_port");
+  server.tls_port = port_or_none(server_table, "tls_port");
+  server.mgmt_tls_port = port_or_none(server_table, "mgmt_tls_port");
   server.allow_plain_auth = server_table.boolean("allow_plain_auth").value_or(false);
   server.anonymous_bucket = server_table.string("anonymous_bucket");
   if (server.anonymous_bucket &&

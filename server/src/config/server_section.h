@@ -7,6 +7,9 @@
 //   allow_plain_auth = false    # SASL PLAIN
 //   anonymous_bucket = "default"
 //   data_dir = "data"           # couchbase buckets' files; relative to the current directory
+//   mgmt_port = 8091            # 0 picks a free port, "none" turns it off
+//   tls_port = 11207            # as mgmt_port; TLS ports open only with a [tls] certificate
+//   mgmt_tls_port = 18091       # as tls_port
 
 #include <string_view>
 #include <vector>
@@ -22,8 +25,8 @@ namespace tern::config {
 ServerSpec read_server(const TableReader& server, const std::vector<BucketSpec>& buckets);
 
 // The keys the [server] table accepts, for its TableReader.
-inline const std::vector<std::string_view> kServerKeys = {"listen", "port", "allow_plain_auth",
-                                                          "anonymous_bucket", "data_dir",
-                                                          "mgmt_port"};
+inline const std::vector<std::string_view> kServerKeys = {
+    "listen",   "port",      "allow_plain_auth", "anonymous_bucket",
+    "data_dir", "mgmt_port", "tls_port",         "mgmt_tls_port"};
 
 }  // namespace tern::config

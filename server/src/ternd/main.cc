@@ -60,6 +60,10 @@ int main(int argc, char** argv) {
       file = tern::config::load_config(*options->config_path);
       for (const std::string& warning : file->warnings) spdlog::warn("{}", warning);
       tern::ternd::apply_server_settings(file->server, *options);
+      tern::ternd::apply_tls_settings(file->tls, *options);
+    }
+    if (!tern::ternd::resolve_tls(*options)) {
+      spdlog::info("TLS ports off: no certificate (--tls-certificate or [tls] certificate)");
     }
     // Background work: in each bucket, expired items are swept out, and memory pressure
     // wakes the evictor; persistent buckets warm up, flush and time durable writes out.
@@ -88,8 +92,7 @@ int main(int argc, char** argv) {
     teardown_signals.hold();
 
     auto endpoint = server.local_endpoint();
-    tern::http::MgmtContext mgmt_context{
-        *node, buckets, {options->listen, endpoint.port(), 0}, {}};
+    tern::http::MgmtContext mgmt_context{*node, buckets, {options->listen, endpoint.port(), 0}, {}};
     // GET /metrics: every bucket as it is at the scrape, then the node's statistics.
     mgmt_context.metrics_text = [&node, &dispatcher] {
       return tern::commands::render_prometheus(*node, dispatcher.stat_providers());
@@ -102,8 +105,7 @@ int main(int argc, char** argv) {
       mgmt_config.idle_timeout = std::chrono::seconds(options->mgmt_idle_timeout);
       mgmt = std::make_unique<tern::http::MgmtServer>(mgmt_config, mgmt_context);
     }
-    buckets.set_ports(endpoint.port(),
-                      mgmt ? std::optional<uint16_t>(mgmt->port()) : std::nullopt);
+    buckets.set_ports(endpoint.port(), mgmt ? std::optional<uint16_t>(mgmt->port()) : std::nullopt);
     tern::ternd::SettingsStats settings(*options, endpoint.port());
     dispatcher.add_stat_provider(server.stats());
     dispatcher.add_stat_provider(settings);

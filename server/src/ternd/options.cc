@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <stdexcept>
 #include <thread>
 #include <type_traits>
 
@@ -122,6 +123,17 @@ CLI::Validator port_or_none() {
       "");
 }
 
+CLI::Validator client_auth_mode() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        for (std::string_view mode : config::kClientAuthModes) {
+          if (text == mode) return "";
+        }
+        return fmt::format("must be disabled, enabled or mandatory (got '{}')", text);
+      },
+      "");
+}
+
 // A bare --verbose reaches the check as "true"; --verbose=VALUE as VALUE.
 CLI::Validator switch_value() {
   return CLI::Validator(
@@ -181,6 +193,39 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
           ->check(port_or_none())
           ->option_text("0-65535|none")
           ->capture_default_str();
+  std::string tls_port_text = "11207";
+  CLI::Option* tls_port =
+      app.add_option("--tls-port", tls_port_text,
+                     "KV port over TLS (with --tls-certificate); 0 picks a free one")
+          ->check(port_or_none())
+          ->option_text("0-65535|none")
+          ->capture_default_str();
+  std::string mgmt_tls_port_text = "18091";
+  CLI::Option* mgmt_tls_port =
+      app.add_option("--mgmt-tls-port", mgmt_tls_port_text,
+                     "management port over TLS (HTTPS, with --tls-certificate)")
+          ->check(port_or_none())
+          ->option_text("0-65535|none")
+          ->capture_default_str();
+  app.add_option("--tls-certificate", options.tls.certificate,
+                 "PEM certificate chain (leaf first) of the TLS ports")
+      ->check(readable_file())
+      ->option_text("FILE")
+      ->default_str("[tls] certificate of --config; none: TLS ports off");
+  app.add_option("--tls-private-key", options.tls.private_key, "PEM private key of the certificate")
+      ->check(readable_file())
+      ->option_text("FILE")
+      ->default_str("[tls] private_key of --config");
+  app.add_option("--tls-client-ca", options.tls.client_ca,
+                 "PEM CAs that client certificates must chain to")
+      ->check(readable_file())
+      ->option_text("FILE")
+      ->default_str("[tls] client_ca of --config");
+  app.add_option("--tls-client-auth", options.tls.client_auth,
+                 "client certificates: ignored, accepted (log in as their CN) or required")
+      ->check(client_auth_mode())
+      ->option_text("disabled|enabled|mandatory")
+      ->default_str("disabled");
   add_number(app, "--mgmt-idle-timeout", options.mgmt_idle_timeout, 1u, 3600u,
              "seconds an idle management-port connection stays open");
   CLI::Option* listen =
@@ -191,7 +236,8 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
   add_number(app, "--threads", options.threads, 1u, 1024u, "network worker threads")
       ->default_str("number of cores");
   std::string io_text(name_of(options.io));
-  app.add_option("--io", io_text, "I/O backend: uring (io_uring; epoll if the kernel refuses it) or epoll")
+  app.add_option("--io", io_text,
+                 "I/O backend: uring (io_uring; epoll if the kernel refuses it) or epoll")
       ->check(io_backend())
       ->option_text("epoll|uring")
       ->capture_default_str();
@@ -214,7 +260,8 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
       ->default_str("off");
   app.footer(
       "--listen and --port override the [server] settings of a --config file, and\n"
-      "--data-dir its data_dir.\n\n"
+      "--data-dir its data_dir; the --tls-* flags its [tls] settings. SIGHUP reloads the\n"
+      "TLS certificate and key.\n\n"
       "Exit status: 0 after a clean stop (SIGINT or SIGTERM), 64 for a usage error\n"
       "(a --config file that cannot be read included), 1 if start-up fails (for example,\n"
       "the port is in use, the --config file is invalid, or a couchbase bucket has no data\n"
@@ -231,6 +278,12 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
   options.port_given = port->count() > 0;
   options.mgmt_port_given = mgmt_port->count() > 0;
   options.mgmt_port = parse_port_or_none(mgmt_port_text);
+  options.tls_port_given = tls_port->count() > 0;
+  options.mgmt_tls_port_given = mgmt_tls_port->count() > 0;
+  options.tls_port = parse_port_or_none(tls_port_text);
+  options.mgmt_tls_port = parse_port_or_none(mgmt_tls_port_text);
+  options.tls_ports_asked = (options.tls_port_given && options.tls_port) ||
+                            (options.mgmt_tls_port_given && options.mgmt_tls_port);
   options.io = *parse_io_backend(io_text);
   return options;
 }
@@ -240,6 +293,49 @@ void apply_server_settings(const config::ServerSpec& server, Options& options) {
   if (server.port && !options.port_given) options.port = *server.port;
   if (server.data_dir && !options.data_dir) options.data_dir = *server.data_dir;
   if (server.mgmt_port && !options.mgmt_port_given) options.mgmt_port = *server.mgmt_port;
+  if (server.tls_port && !options.tls_port_given) {
+    options.tls_port = *server.tls_port;
+    options.tls_ports_asked = options.tls_ports_asked || options.tls_port.has_value();
+  }
+  if (server.mgmt_tls_port && !options.mgmt_tls_port_given) {
+    options.mgmt_tls_port = *server.mgmt_tls_port;
+    options.tls_ports_asked = options.tls_ports_asked || options.mgmt_tls_port.has_value();
+  }
+}
+
+void apply_tls_settings(const config::TlsSpec& tls, Options& options) {
+  config::TlsSpec& mine = options.tls;
+  if (!mine.certificate) mine.certificate = tls.certificate;
+  if (!mine.private_key) mine.private_key = tls.private_key;
+  if (!mine.client_ca) mine.client_ca = tls.client_ca;
+  if (!mine.client_auth) mine.client_auth = tls.client_auth;
+}
+
+bool resolve_tls(Options& options) {
+  const config::TlsSpec& tls = options.tls;
+  if (tls.certificate && !tls.private_key) {
+    throw std::runtime_error(
+        "the TLS certificate needs its private key: --tls-private-key or [tls] private_key");
+  }
+  if (tls.private_key && !tls.certificate) {
+    throw std::runtime_error(
+        "the TLS private key needs its certificate: --tls-certificate or [tls] certificate");
+  }
+  if (tls.client_auth && *tls.client_auth != "disabled" && !tls.client_ca) {
+    throw std::runtime_error(fmt::format(
+        "TLS client_auth {} needs the client certificates' CA: --tls-client-ca or [tls] "
+        "client_ca",
+        *tls.client_auth));
+  }
+  if (tls.certificate) return true;
+  if (options.tls_ports_asked) {
+    throw std::runtime_error(
+        "a TLS port needs a certificate: --tls-certificate and --tls-private-key, or [tls] "
+        "certificate and private_key");
+  }
+  options.tls_port.reset();
+  options.mgmt_tls_port.reset();
+  return false;
 }
 
 }  // namespace tern::ternd

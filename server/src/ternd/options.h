@@ -12,7 +12,7 @@
 
 namespace tern::ternd {
 
-inline constexpr size_t kMaxMemoryMb = size_t{1} << 30;               // 1 PiB
+inline constexpr size_t kMaxMemoryMb = size_t{1} << 30;                  // 1 PiB
 inline constexpr size_t kMaxItemSizeLimit = size_t{1024} * 1024 * 1024;  // 1 GiB, as memcached
 
 // The backend that won `make bench-server` (docs/performance.md: io_uring, by 1.2x in
@@ -24,13 +24,19 @@ struct Options {
   uint16_t port = 11210;  // 0 picks a free port
   // The management (HTTP) port; nullopt when turned off ("none"); 0 picks a free port.
   std::optional<uint16_t> mgmt_port = 8091;
+  // The TLS ports, KV and management: nullopt when off ("none"); 0 picks a free port. They
+  // open only with a certificate (resolve_tls).
+  std::optional<uint16_t> tls_port = 11207;
+  std::optional<uint16_t> mgmt_tls_port = 18091;
+  // The --tls-* flags, then the config file's [tls] for what they left unset.
+  config::TlsSpec tls;
   // Seconds a management-port connection may stay idle between requests before it is
   // closed (http::MgmtServerConfig::idle_timeout).
   unsigned mgmt_idle_timeout = 2;
   std::string listen = "127.0.0.1";
   unsigned threads = 0;  // 0 until parsed: then the number of cores unless given
   IoBackend io = kDefaultIoBackend;
-  size_t memory_mb = 1024;  // at most kMaxMemoryMb
+  size_t memory_mb = 1024;                     // at most kMaxMemoryMb
   size_t max_item_size = 20ull * 1024 * 1024;  // at most kMaxItemSizeLimit
   size_t max_connections = 4096;
   double expiry_pager_interval = 60;  // pause between sweeps that remove expired items
@@ -50,6 +56,11 @@ struct Options {
   bool listen_given = false;
   bool port_given = false;
   bool mgmt_port_given = false;
+  bool tls_port_given = false;
+  bool mgmt_tls_port_given = false;
+  // Whether a TLS port number was asked for, by a flag or by the config file: without a
+  // certificate that is an error, not a port silently left closed.
+  bool tls_ports_asked = false;
 };
 
 // Parses the command line. After --help or --version it prints what was asked and returns
@@ -62,5 +73,14 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code);
 // Takes listen, port and data_dir from a config file's [server] table, except those the
 // command line gave: the file holds a deployment's settings, a flag a one-off change.
 void apply_server_settings(const config::ServerSpec& server, Options& options);
+
+// Takes the [tls] settings the command line left unset from a config file.
+void apply_tls_settings(const config::TlsSpec& tls, Options& options);
+
+// Settles the TLS ports once the flags and the file are merged: without a certificate both
+// are turned off (returns false; the caller logs it). Throws std::runtime_error, naming the
+// flags and keys, for a TLS port asked for without a certificate, a certificate without a
+// private key (or the reverse), or client_auth "enabled"/"mandatory" without a client CA.
+bool resolve_tls(Options& options);
 
 }  // namespace tern::ternd
