@@ -54,8 +54,9 @@ std::vector<std::string> read_grants(const TableReader& user,
     } else if (name == kEveryBucket && entries.size() != 1) {
       problem = "'*' already grants every bucket: list it alone";
     } else if (name != kEveryBucket &&
-               std::none_of(buckets.begin(), buckets.end(),
-                            [&name](const BucketSpec& bucket) { return bucket.name == name; })) {
+               std::none_of(buckets.begin(), buckets.end(), [&granted = name](const BucketSpec& b) {
+                 return b.name == granted;  // (clang 14 cannot capture a structured binding)
+               })) {
       problem = fmt::format("no bucket '{}' is declared", name);
     }
     if (!problem.empty()) {
