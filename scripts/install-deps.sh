@@ -8,14 +8,14 @@ set -euo pipefail
 
 # libcpp-httplib-dev: the management port's HTTP server; prometheus: promtool checks /metrics;
 # chromium: the console's browser test (driven by puppeteer-core from npm); clang-14 and
-# libclang-rt-14-dev: libFuzzer and the sanitizers' runtimes, for `make fuzz`.
+# libclang-rt-14-dev: the sanitizer build, which is also the libFuzzer build (make fuzz).
 APT_PACKAGES=(
   cmake ninja-build g++ pkg-config clang-14 libclang-rt-14-dev
   libasio-dev libcli11-dev rapidjson-dev libspdlog-dev libfmt-dev
   libssl-dev zlib1g-dev libsnappy-dev libtomlplusplus-dev libsimdjson-dev libboost-dev nodejs
   librocksdb-dev libgtest-dev libgmock-dev libbenchmark-dev liburing-dev
   memcached libmemcached-tools valgrind linux-perf
-  libcpp-httplib-dev prometheus chromium clang-14 libclang-rt-14-dev
+  libcpp-httplib-dev prometheus chromium
 )
 
 # One dpkg-query for all of them: a warm `make run` should not pay a process per package.
