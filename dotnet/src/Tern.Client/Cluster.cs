@@ -5,12 +5,13 @@ using Tern.Client.Exceptions;
 using Tern.Client.IO;
 using Tern.Client.Locators;
 using Tern.Client.Management;
+using Tern.Client.Security;
 
 namespace Tern.Client;
 
 /// <summary>
 /// The entry point: <c>await Cluster.ConnectAsync("couchbase://host", new ClusterOptions { UserName = .., Password = .. })</c>
-/// (ternd or Couchbase Server) or <c>Cluster.ConnectAsync("memcached://h1:11211,h2:11211")</c>, then
+/// (ternd or Couchbase Server; "couchbases://host" over TLS, see <see cref="ClusterOptions.TlsSettings"/>) or <c>Cluster.ConnectAsync("memcached://h1:11211,h2:11211")</c>, then
 /// <c>cluster.Bucket("name").DefaultCollection()</c>. Owns every connection; dispose it to close them.
 /// </summary>
 public sealed class Cluster : IAsyncDisposable
@@ -37,7 +38,7 @@ public sealed class Cluster : IAsyncDisposable
         _credentials = credentials;
         if (locator is not null)
             _classic = new Dispatcher(nodes, locator, options.TimeProvider);
-        _management = new ManagementClient(options, FindManagementAsync);
+        _management = new ManagementClient(options, FindManagementAsync, credentials, settings.Tls);
         Buckets = new BucketManager(_management);
     }
 
@@ -60,11 +61,18 @@ public sealed class Cluster : IAsyncDisposable
         ArgumentNullException.ThrowIfNull(options.TimeProvider, nameof(ClusterOptions.TimeProvider));
         var logger = options.LoggerFactory.CreateLogger("Tern.Client");
         var orphans = new OrphanReporter(logger, options.OrphanReportInterval, options.OrphanSampleSize, options.TimeProvider);
+        var tls = options.EnableTls ?? parsed.IsTls;
+        if (tls && !parsed.IsCouchbase)
+        {
+            orphans.Dispose();
+            throw new InvalidArgumentException($"TLS needs couchbases:// (or couchbase:// with EnableTls); {parsed.Scheme}:// is plain TCP only");
+        }
         var settings = new ConnectionSettings(options.MaxInFlightPerConnection, options.ConnectTimeout,
             options.TimeoutSweepInterval, options.ConnectionInitializers, orphans, logger, options.TimeProvider)
         {
             KeepAliveInterval = options.KeepAliveInterval,
             KeepAliveTimeout = options.KvTimeout,
+            Tls = tls ? new TlsConnector(options.TlsSettings, (options.Authenticator as CertificateAuthenticator)?.CertificateFactory) : null,
         };
         if (parsed.IsCouchbase)
             return await ConnectCouchbaseAsync(parsed, options, settings, orphans, cancellationToken).ConfigureAwait(false);
@@ -102,9 +110,16 @@ public sealed class Cluster : IAsyncDisposable
     private static async Task<Cluster> ConnectCouchbaseAsync(ConnectionString parsed, ClusterOptions options, ConnectionSettings settings,
         OrphanReporter orphans, CancellationToken cancellationToken)
     {
-        if (string.IsNullOrEmpty(options.UserName) || options.Password is null)
-            throw new InvalidArgumentException("couchbase:// needs credentials: set ClusterOptions.UserName and ClusterOptions.Password");
-        var credentials = new CouchbaseCredentials(options.UserName, options.Password, options.EnablePlainAuthentication);
+        CouchbaseCredentials credentials;
+        try
+        {
+            credentials = Credentials(options, settings.Tls is not null);
+        }
+        catch
+        {
+            orphans.Dispose();
+            throw;
+        }
         var probe = ProbeSettings(settings, credentials, options);
         var failures = new List<Exception>();
         foreach (var (host, port) in parsed.Nodes)
@@ -112,10 +127,10 @@ public sealed class Cluster : IAsyncDisposable
             try
             {
                 await using var connection = await Connection.OpenAsync(host, port, probe, cancellationToken).ConfigureAwait(false);
-                settings.Logger.LogInformation("authenticated as {User} at {Endpoint}", options.UserName, connection.Endpoint);
+                settings.Logger.LogInformation("authenticated as {User} at {Endpoint}", credentials.UserName, connection.Endpoint);
                 return new Cluster(options, parsed, settings, orphans, [], null, credentials);
             }
-            catch (AuthenticationFailureException)
+            catch (Exception e) when (e is AuthenticationFailureException or CertificateValidationException)
             {
                 orphans.Dispose();
                 throw;
@@ -136,11 +151,39 @@ public sealed class Cluster : IAsyncDisposable
             string.Join("; ", failures.Select(f => f.Message)), null, failures[0]);
     }
 
+    /// <summary>
+    /// Who logs in and how: a client certificate (TLS only), or a user name and password, sent with
+    /// PLAIN inside TLS unless <see cref="ClusterOptions.EnablePlainAuthentication"/> is false, else with SCRAM.
+    /// </summary>
+    internal static CouchbaseCredentials Credentials(ClusterOptions options, bool tls)
+    {
+        switch (options.Authenticator)
+        {
+            case CertificateAuthenticator when !tls:
+                throw new InvalidArgumentException("a CertificateAuthenticator needs TLS: connect with couchbases://");
+            case CertificateAuthenticator:
+                return CouchbaseCredentials.Certificate();
+        }
+        var (user, password) = options.Authenticator is PasswordAuthenticator given ? (given.UserName, given.Password) : (options.UserName, options.Password);
+        if (string.IsNullOrEmpty(user) || password is null)
+            throw new InvalidArgumentException(
+                "couchbase:// needs credentials: set ClusterOptions.UserName and ClusterOptions.Password (or an Authenticator)");
+        return new CouchbaseCredentials(user, password, allowPlain: options.EnablePlainAuthentication == true,
+            preferPlain: tls && options.EnablePlainAuthentication != false);
+    }
+
     /// <summary>A connection that authenticates and selects no bucket.</summary>
     private static ConnectionSettings ProbeSettings(ConnectionSettings settings, CouchbaseCredentials credentials, ClusterOptions options) =>
         settings with
         {
-            Initializers = [new CouchbaseBootstrap(credentials, null, options.ConnectTimeout) { WithoutSnappy = !options.EnableCompression }],
+            Initializers =
+            [
+                new CouchbaseBootstrap(credentials, null, options.ConnectTimeout)
+                {
+                    WithoutSnappy = !options.EnableCompression,
+                    Tls = settings.Tls is not null,
+                },
+            ],
         };
 
     private Task<ManagementEndpointFinder.Found> FindManagementAsync(CancellationToken cancellationToken)

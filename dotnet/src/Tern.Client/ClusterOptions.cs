@@ -1,6 +1,8 @@
+using System.Net.Security;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Tern.Client.IO;
+using Tern.Client.Security;
 using Tern.Client.Transcoders;
 
 namespace Tern.Client;
@@ -61,10 +63,45 @@ public sealed record ClusterOptions
     public string? Password { get; init; }
 
     /// <summary>
-    /// Allow SASL PLAIN, which sends the password in clear text. Off: only SCRAM (SHA-512, SHA-256 or
-    /// SHA-1, the strongest the server offers) is used, and a server offering nothing else is refused.
+    /// Who logs in, in place of <see cref="UserName"/> and <see cref="Password"/>: a
+    /// <see cref="PasswordAuthenticator"/>, or a <see cref="CertificateAuthenticator"/> (couchbases://
+    /// only), with which the server logs the connection in as the user its client certificate names.
     /// </summary>
-    public bool EnablePlainAuthentication { get; init; }
+    public IAuthenticator? Authenticator { get; init; }
+
+    /// <summary>
+    /// SASL PLAIN sends the password as it is: safe inside TLS only. Null (the default), as the
+    /// official SDKs: PLAIN over couchbases://, SCRAM (SHA-512, SHA-256 or SHA-1, the strongest the
+    /// server offers) over couchbase://. False: SCRAM even over TLS. True: PLAIN allowed over plain
+    /// TCP too, where SCRAM is still preferred.
+    /// </summary>
+    public bool? EnablePlainAuthentication { get; init; }
+
+    /// <summary>TLS for every KV connection: null (the default) follows the scheme (couchbases:// on, couchbase:// off).</summary>
+    public bool? EnableTls { get; init; }
+
+    /// <summary>How couchbases:// checks the server's certificate (trusted CAs, name checks, a callback).</summary>
+    public TlsSettings TlsSettings { get; init; } = new();
+
+    /// <summary>
+    /// <see cref="TlsSettings.KvIgnoreRemoteCertificateNameMismatch"/>, by the official SDK's older name.
+    /// Set it after <see cref="TlsSettings"/> in an initializer, or it is overwritten.
+    /// </summary>
+    public bool KvIgnoreRemoteCertificateNameMismatch
+    {
+        get => TlsSettings.KvIgnoreRemoteCertificateNameMismatch;
+        init => TlsSettings = TlsSettings with { KvIgnoreRemoteCertificateNameMismatch = value };
+    }
+
+    /// <summary>
+    /// <see cref="TlsSettings.KvCertificateValidationCallback"/>, by the official SDK's older name.
+    /// Set it after <see cref="TlsSettings"/> in an initializer, or it is overwritten.
+    /// </summary>
+    public RemoteCertificateValidationCallback? KvCertificateCallbackValidation
+    {
+        get => TlsSettings.KvCertificateValidationCallback;
+        init => TlsSettings = TlsSettings with { KvCertificateValidationCallback = value };
+    }
 
     /// <summary>A connection that has received nothing for this long sends a NOOP; no answer within <see cref="KvTimeout"/> declares the peer dead.</summary>
     public TimeSpan KeepAliveInterval { get; init; } = TimeSpan.FromSeconds(30);

@@ -4,11 +4,12 @@ namespace Tern.Client;
 
 /// <summary>
 /// A parsed connection string: "memcached://h1:11211,h2:11211" (a ketama pool of plain memcached
-/// servers), "tern://host:port" (ternd nodes, classic protocol) or "couchbase://host" (ternd or
+/// servers), "tern://host:port" (ternd nodes, classic protocol), "couchbase://host" (ternd or
 /// Couchbase Server: authenticated, buckets, cluster map and vbucket routing; the hosts are only
-/// seeds, the cluster map names the nodes). Hosts without a port get the scheme's default
-/// (<see cref="DefaultMemcachedPort"/> or <see cref="DefaultTernPort"/>, which is also Couchbase's
-/// KV port); IPv6 literals go in brackets.
+/// seeds, the cluster map names the nodes) or "couchbases://host" (the same over TLS). Hosts
+/// without a port get the scheme's default (<see cref="DefaultMemcachedPort"/>,
+/// <see cref="DefaultTernPort"/>, which is also Couchbase's KV port, or <see cref="DefaultTlsPort"/>);
+/// IPv6 literals go in brackets.
 /// </summary>
 public sealed record ConnectionString(string Scheme, IReadOnlyList<(string Host, int Port)> Nodes)
 {
@@ -18,23 +19,32 @@ public sealed record ConnectionString(string Scheme, IReadOnlyList<(string Host,
     /// <summary>ternd's port (its --port default), the default of tern:// hosts.</summary>
     public const int DefaultTernPort = 11210;
 
-    /// <summary>The port of a host of <paramref name="scheme"/> ("memcached", "tern" or "couchbase") that names none.</summary>
-    public static int DefaultPort(string scheme) => scheme == "memcached" ? DefaultMemcachedPort : DefaultTernPort;
+    /// <summary>Couchbase's KV port over TLS (ternd's --tls-port default), the default of couchbases:// hosts.</summary>
+    public const int DefaultTlsPort = 11207;
 
-    /// <summary>True for couchbase://: bootstrap with HELLO, SASL and SELECT_BUCKET, route by the cluster map.</summary>
-    public bool IsCouchbase => Scheme == "couchbase";
+    /// <summary>The port of a host of <paramref name="scheme"/> ("memcached", "tern", "couchbase" or "couchbases") that names none.</summary>
+    public static int DefaultPort(string scheme) => scheme switch
+    {
+        "memcached" => DefaultMemcachedPort,
+        "couchbases" => DefaultTlsPort,
+        _ => DefaultTernPort,
+    };
+
+    /// <summary>True for couchbase:// and couchbases://: bootstrap with HELLO, SASL and SELECT_BUCKET, route by the cluster map.</summary>
+    public bool IsCouchbase => Scheme is "couchbase" or "couchbases";
+
+    /// <summary>True for couchbases://: every connection is TLS.</summary>
+    public bool IsTls => Scheme == "couchbases";
 
     public static ConnectionString Parse(string connectionString)
     {
         ArgumentNullException.ThrowIfNull(connectionString);
         var separator = connectionString.IndexOf("://", StringComparison.Ordinal);
         if (separator < 0)
-            throw new InvalidArgumentException($"connection string '{connectionString}' lacks a scheme (couchbase://, memcached:// or tern://)");
+            throw new InvalidArgumentException($"connection string '{connectionString}' lacks a scheme (couchbase://, couchbases://, memcached:// or tern://)");
         var scheme = connectionString[..separator].ToLowerInvariant();
-        if (scheme == "couchbases")
-            throw new FeatureNotAvailableException($"connection string '{connectionString}': TLS (couchbases://) is not supported yet; use couchbase://");
-        if (scheme is not ("memcached" or "tern" or "couchbase"))
-            throw new InvalidArgumentException($"connection string scheme '{scheme}' is not supported (use couchbase://, memcached:// or tern://)");
+        if (scheme is not ("memcached" or "tern" or "couchbase" or "couchbases"))
+            throw new InvalidArgumentException($"connection string scheme '{scheme}' is not supported (use couchbase://, couchbases://, memcached:// or tern://)");
         var rest = connectionString[(separator + 3)..];
         var query = rest.IndexOfAny(['/', '?']);
         if (query >= 0)

@@ -17,9 +17,20 @@ public class ConnectionStringTests
     [InlineData("MEMCACHED://h1", 11211)]
     [InlineData("tern://h1", 11210)]
     [InlineData("tern://[::1]", 11210)]
+    [InlineData("couchbase://h1", 11210)]
+    [InlineData("couchbases://h1", 11207)]
+    [InlineData("COUCHBASES://[::1]", 11207)]
     public void AHostWithoutAPortGetsItsSchemesDefault(string connectionString, int port)
     {
         Assert.Equal(port, Assert.Single(ConnectionString.Parse(connectionString).Nodes).Port);
+    }
+
+    [Fact]
+    public void CouchbasesIsCouchbaseOverTls()
+    {
+        var parsed = ConnectionString.Parse("couchbases://h1:1207");
+        Assert.True(parsed.IsCouchbase && parsed.IsTls);
+        Assert.False(ConnectionString.Parse("couchbase://h1").IsTls);
     }
 
     [Theory]

@@ -41,6 +41,7 @@ internal sealed class BucketTopology : IAsyncDisposable
         {
             MapReceived = OnBootstrapped,
             WithoutSnappy = !options.EnableCompression,
+            Tls = clusterSettings.Tls is not null,
         };
         _settings = clusterSettings with
         {
@@ -125,7 +126,7 @@ internal sealed class BucketTopology : IAsyncDisposable
     {
         for (var cause = e; cause is not null; cause = cause.InnerException)
         {
-            if (cause is BucketNotFoundException or AuthenticationFailureException)
+            if (cause is BucketNotFoundException or AuthenticationFailureException or CertificateValidationException)
                 return (TernException)cause;
         }
         return null;
@@ -196,7 +197,7 @@ internal sealed class BucketTopology : IAsyncDisposable
         ClusterMap map;
         try
         {
-            map = ClusterMap.Parse(json, CouchbaseBootstrap.HostOf(endpoint));
+            map = ClusterMap.Parse(json, CouchbaseBootstrap.HostOf(endpoint), tls: _settings.Tls is not null);
         }
         catch (FormatException e)
         {

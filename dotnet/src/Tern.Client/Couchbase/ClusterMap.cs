@@ -67,10 +67,12 @@ public sealed class ClusterMap
 
     /// <summary>
     /// Parses a bucket config. <paramref name="seedHost"/> replaces "$HOST", which a server writes
-    /// for "the address you reached me at". Throws <see cref="FormatException"/> naming the problem
-    /// when the JSON is malformed or cannot route keys.
+    /// for "the address you reached me at". With <paramref name="tls"/> each node's
+    /// <see cref="ClusterNode.KvPort"/> is its TLS port (nodesExt "kvSSL"). Throws
+    /// <see cref="FormatException"/> naming the problem when the JSON is malformed or cannot route
+    /// keys (over TLS: a node without a TLS port).
     /// </summary>
-    public static ClusterMap Parse(ReadOnlySpan<byte> json, string seedHost)
+    public static ClusterMap Parse(ReadOnlySpan<byte> json, string seedHost, bool tls = false)
     {
         ArgumentNullException.ThrowIfNull(seedHost);
         JsonDocument document;
@@ -96,6 +98,8 @@ public sealed class ClusterMap
 
             var host = UnbracketedHost(seedHost);
             var nodes = ReadServerList(serverMap, host);
+            if (tls)
+                nodes = TlsNodes(root, nodes, host);
             return new ClusterMap(
                 OptionalLong(root, "revEpoch"),
                 OptionalLong(root, "rev"),
@@ -104,7 +108,7 @@ public sealed class ClusterMap
                 nodes,
                 ReadActiveNodes(serverMap, nodes.Length),
                 ReadCapabilities(root),
-                ManagementEndpoints.Read(root, host));
+                ManagementEndpoints.Read(root, host, tls));
         }
     }
 
@@ -152,6 +156,38 @@ public sealed class ClusterMap
             || number is < 1 or > 65535)
             throw new FormatException($"serverList entry \"{endpoint}\" has no valid port");
         return new ClusterNode(host == SeedHostPlaceholder ? seedHost : host, number);
+    }
+
+    /// <summary>
+    /// The same nodes at their TLS ports: serverList names a node by its plain KV port, nodesExt
+    /// gives that node's "kv" and "kvSSL" (its order may differ from serverList's, so by host and port).
+    /// </summary>
+    private static ClusterNode[] TlsNodes(JsonElement root, ClusterNode[] nodes, string seedHost)
+    {
+        var tlsPorts = new Dictionary<(string, int), int>();
+        if (root.TryGetProperty("nodesExt", out var nodesExt) && nodesExt.ValueKind == JsonValueKind.Array)
+        {
+            foreach (var node in nodesExt.EnumerateArray())
+            {
+                if (node.ValueKind != JsonValueKind.Object || !node.TryGetProperty("services", out var services)
+                    || services.ValueKind != JsonValueKind.Object
+                    || !services.TryGetProperty("kv", out var kv) || !kv.TryGetInt32(out var kvPort)
+                    || !services.TryGetProperty("kvSSL", out var kvSsl) || !kvSsl.TryGetInt32(out var tlsPort))
+                    continue;
+                var host = node.TryGetProperty("hostname", out var name) && name.ValueKind == JsonValueKind.String ? name.GetString()! : "";
+                host = host.Length == 0 || host == SeedHostPlaceholder ? seedHost : UnbracketedHost(host);
+                tlsPorts[(host.ToLowerInvariant(), kvPort)] = tlsPort;
+            }
+        }
+        var result = new ClusterNode[nodes.Length];
+        for (var i = 0; i < nodes.Length; i++)
+        {
+            if (!tlsPorts.TryGetValue((nodes[i].Host.ToLowerInvariant(), nodes[i].KvPort), out var port) || port is < 1 or > 65535)
+                throw new FormatException(
+                    $"the cluster map gives node {nodes[i].Endpoint} no TLS port (nodesExt services.kvSSL): it does not serve couchbases://");
+            result[i] = nodes[i] with { KvPort = port };
+        }
+        return result;
     }
 
     private static short[] ReadActiveNodes(JsonElement serverMap, int nodeCount)

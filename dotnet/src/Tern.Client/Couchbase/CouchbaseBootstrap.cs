@@ -14,7 +14,8 @@ namespace Tern.Client.Couchbase;
 /// second carries SASL_STEP, SELECT_BUCKET and GET_CLUSTER_CONFIG. The server runs a connection's
 /// requests in order, so when authentication fails the other two answers say so too, and the
 /// caller gets <see cref="AuthenticationFailureException"/>. A server that offers no mechanism we
-/// chose costs one more round trip. Installs the negotiated <see cref="ConnectionFeatures"/> on the
+/// chose costs one more round trip. With a client certificate (<see cref="CouchbaseCredentials.ByCertificate"/>)
+/// the TLS handshake logged the connection in: no SASL is sent. Installs the negotiated <see cref="ConnectionFeatures"/> on the
 /// connection and hands the cluster map to <see cref="MapReceived"/>.
 /// </summary>
 internal sealed class CouchbaseBootstrap(CouchbaseCredentials credentials, string? bucket, TimeSpan timeout) : IConnectionInitializer
@@ -38,14 +39,24 @@ internal sealed class CouchbaseBootstrap(CouchbaseCredentials credentials, strin
     /// <summary>Leave Snappy out of HELLO (ClusterOptions.EnableCompression false).</summary>
     public bool WithoutSnappy { get; init; }
 
+    /// <summary>couchbases://: the map's nodes are reached at their TLS ports.</summary>
+    public bool Tls { get; init; }
+
     public async ValueTask InitializeAsync(IKvConnection connection, CancellationToken cancellationToken)
     {
+        RawRequest[] greeting = [Hello(Interlocked.Increment(ref s_connections)), new RawRequest(Opcode.GetErrorMap, Value: [0, 2])];
+        if (credentials.ByCertificate)
+        {
+            var answers = await connection.SendBatchAsync(greeting, timeout, cancellationToken).ConfigureAwait(false);
+            var map = answers[1].Status == ResponseStatus.Success ? ErrorMap.Parse(answers[1].Value) : ErrorMap.Default;
+            await SelectBucketAsync(connection, ReadHello(answers[0], connection.Endpoint), map, [], cancellationToken).ConfigureAwait(false);
+            return;
+        }
         var mechanism = _agreedMechanism ?? credentials.Preferred;
         var sasl = SaslSession.Start(mechanism, credentials);
         var first = await connection.SendBatchAsync(
         [
-            Hello(Interlocked.Increment(ref s_connections)),
-            new RawRequest(Opcode.GetErrorMap, Value: [0, 2]),
+            .. greeting,
             new RawRequest(Opcode.SaslListMechs),
             new RawRequest(Opcode.SaslAuth, Key: Encoding.ASCII.GetBytes(mechanism), Value: sasl.First),
         ], timeout, cancellationToken).ConfigureAwait(false);
@@ -71,9 +82,33 @@ internal sealed class CouchbaseBootstrap(CouchbaseCredentials credentials, strin
                 "it did not prove it knows the password");
         _agreedMechanism = mechanism;
 
-        var second = new List<RawRequest>(3);
-        if (auth.Status == ResponseStatus.AuthContinue)
-            second.Add(new RawRequest(Opcode.SaslStep, Key: Encoding.ASCII.GetBytes(mechanism), Value: sasl.Final(auth.Value)));
+        if (auth.Status != ResponseStatus.AuthContinue)
+        {
+            await SelectBucketAsync(connection, negotiated, errorMap, [], cancellationToken).ConfigureAwait(false);
+            return;
+        }
+        // The SASL step travels with SELECT_BUCKET and GET_CLUSTER_CONFIG: one round trip for all three.
+        var step = new RawRequest(Opcode.SaslStep, Key: Encoding.ASCII.GetBytes(mechanism), Value: sasl.Final(auth.Value));
+        await SelectBucketAsync(connection, negotiated, errorMap, [step], cancellationToken, stepAnswer =>
+        {
+            if (stepAnswer.Status != ResponseStatus.Success)
+                throw Refusal(connection.Endpoint, mechanism, stepAnswer.Status, errorMap);
+            if (!sasl.Verify(stepAnswer.Value))
+                throw new AuthenticationFailureException(
+                    $"the server at {connection.Endpoint} failed to prove it knows the password of '{credentials.UserName}' " +
+                    $"({mechanism}): its signature did not verify");
+        }).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// Sends <paramref name="before"/> (the last SASL step, or nothing), then SELECT_BUCKET and
+    /// GET_CLUSTER_CONFIG when the connection opens a bucket, in one batch; <paramref name="checkBefore"/>
+    /// checks the answer to <paramref name="before"/> first. Installs the features and hands the map on.
+    /// </summary>
+    private async ValueTask SelectBucketAsync(IKvConnection connection, HashSet<HelloFeature> negotiated, ErrorMap errorMap,
+        RawRequest[] before, CancellationToken cancellationToken, Action<RawResponse>? checkBefore = null)
+    {
+        var second = new List<RawRequest>(before);
         if (bucket is not null)
         {
             second.Add(new RawRequest(Opcode.SelectBucket, Key: Encoding.UTF8.GetBytes(bucket)));
@@ -81,16 +116,8 @@ internal sealed class CouchbaseBootstrap(CouchbaseCredentials credentials, strin
         }
         var answers = second.Count == 0 ? [] : await connection.SendBatchAsync(second, timeout, cancellationToken).ConfigureAwait(false);
         var next = 0;
-        if (auth.Status == ResponseStatus.AuthContinue)
-        {
-            var step = answers[next++];
-            if (step.Status != ResponseStatus.Success)
-                throw Refusal(connection.Endpoint, mechanism, step.Status, errorMap);
-            if (!sasl.Verify(step.Value))
-                throw new AuthenticationFailureException(
-                    $"the server at {connection.Endpoint} failed to prove it knows the password of '{credentials.UserName}' " +
-                    $"({mechanism}): its signature did not verify");
-        }
+        if (before.Length > 0)
+            checkBefore?.Invoke(answers[next++]);
         connection.Features = new ConnectionFeatures(negotiated, bucket, errorMap);
         if (bucket is null)
             return;
@@ -105,7 +132,7 @@ internal sealed class CouchbaseBootstrap(CouchbaseCredentials credentials, strin
             throw new ConnectionFailedException(
                 $"{connection.Endpoint} answered GET_CLUSTER_CONFIG for bucket '{bucket}' with {Describe(config.Status, errorMap)}; " +
                 "is it a memcached bucket? Only Couchbase (vbucket) buckets are supported over couchbase://");
-        MapReceived?.Invoke(ClusterMap.Parse(config.Value, HostOf(connection.Endpoint)), connection.Features);
+        MapReceived?.Invoke(ClusterMap.Parse(config.Value, HostOf(connection.Endpoint), Tls), connection.Features);
     }
 
     private RawRequest Hello(long connectionNumber)

@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.IO.Pipelines;
+using System.Net.Security;
 using System.Net.Sockets;
 using Microsoft.Extensions.Logging;
 using Tern.Client.Diagnostics;
@@ -18,13 +19,16 @@ namespace Tern.Client.IO;
 /// per-connection tick fails operations past their deadline whether or not the server or the read
 /// loop is alive, and probes a silent peer (<see cref="KeepAlive"/>).
 /// A failed connection fails everything in flight at once, offering each operation to its
-/// <see cref="OperationBase.RetryStep"/> first.
+/// <see cref="OperationBase.RetryStep"/> first. Over TLS (couchbases://) the same loops read and
+/// write through an <see cref="SslStream"/> instead of the socket; nothing else changes.
 /// </summary>
 internal sealed class Connection : IKvConnection, IOperationCarrier, IAsyncDisposable
 {
     private static long s_nextId;
 
     private readonly Socket _socket;
+    // Null on plain TCP, whose send loop keeps its direct socket sends.
+    private readonly SslStream? _tls;
     private readonly ConnectionSettings _settings;
     private readonly SendBuffer _sendBuffer;
     private readonly PipeReader _receiver;
@@ -44,9 +48,10 @@ internal sealed class Connection : IKvConnection, IOperationCarrier, IAsyncDispo
     private Task _sendLoop = Task.CompletedTask;
     private Task _receiveLoop = Task.CompletedTask;
 
-    private Connection(Socket socket, string endpoint, ConnectionSettings settings)
+    private Connection(Socket socket, SslStream? tls, string endpoint, ConnectionSettings settings)
     {
         _socket = socket;
+        _tls = tls;
         _settings = settings;
         OpenedTimestamp = settings.Time.GetTimestamp();
         Endpoint = endpoint;
@@ -54,7 +59,7 @@ internal sealed class Connection : IKvConnection, IOperationCarrier, IAsyncDispo
         _inFlight = new InFlightTable(Name, endpoint, settings, () => Interlocked.Read(ref _bytesSent));
         _keepAlive = new KeepAlive(settings.Time, settings.KeepAliveInterval, settings.KeepAliveTimeout);
         _sendBuffer = new SendBuffer(_writeLock);
-        _receiver = PipeReader.Create(new NetworkStream(socket, ownsSocket: false),
+        _receiver = PipeReader.Create(tls ?? (Stream)new NetworkStream(socket, ownsSocket: false),
             new StreamPipeReaderOptions(bufferSize: 64 * 1024, minimumReadSize: 4 * 1024, leaveOpen: true));
         using (ExecutionContext.SuppressFlow())
             _ticker = settings.Time.CreateTimer(static state => ((Connection)state!).Tick(), this,
@@ -118,7 +123,10 @@ internal sealed class Connection : IKvConnection, IOperationCarrier, IAsyncDispo
         handler(this);
     }
 
-    /// <summary>Opens, starts and bootstraps a connection.</summary>
+    /// <summary>Whether this connection is encrypted (couchbases://).</summary>
+    public bool IsTls => _tls is not null;
+
+    /// <summary>Opens (with the TLS handshake when <see cref="ConnectionSettings.Tls"/> is set), starts and bootstraps a connection.</summary>
     public static async Task<Connection> OpenAsync(string host, int port, ConnectionSettings settings, CancellationToken cancellationToken)
     {
         var socket = new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
@@ -135,7 +143,20 @@ internal sealed class Connection : IKvConnection, IOperationCarrier, IAsyncDispo
             {
                 throw new System.TimeoutException($"connecting to {host}:{port} took longer than {settings.ConnectTimeout.TotalMilliseconds:0} ms");
             }
-            connection = new Connection(socket, $"{host}:{port}", settings);
+            SslStream? tls = null;
+            if (settings.Tls is { } connector)
+            {
+                try
+                {
+                    tls = await connector.AuthenticateAsync(socket, host, port, connectTimeout.Token).ConfigureAwait(false);
+                }
+                catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+                {
+                    throw new System.TimeoutException(
+                        $"connecting to {host}:{port} with its TLS handshake took longer than {settings.ConnectTimeout.TotalMilliseconds:0} ms");
+                }
+            }
+            connection = new Connection(socket, tls, $"{host}:{port}", settings);
             connection.StartLoops();
             foreach (var initializer in settings.Initializers)
                 await initializer.InitializeAsync(connection, cancellationToken).ConfigureAwait(false);
@@ -308,6 +329,12 @@ internal sealed class Connection : IKvConnection, IOperationCarrier, IAsyncDispo
                 {
                     // Also before the syscall: whoever sees the bytes arrive sees them counted.
                     Interlocked.Increment(ref _sendCalls);
+                    if (_tls is not null)
+                    {
+                        // One write encrypts it all (in records of up to 16 KiB).
+                        await _tls.WriteAsync(frames).ConfigureAwait(false);
+                        break;
+                    }
                     var sent = await _socket.SendAsync(frames, SocketFlags.None).ConfigureAwait(false);
                     frames = frames[sent..];
                 }
@@ -515,5 +542,7 @@ internal sealed class Connection : IKvConnection, IOperationCarrier, IAsyncDispo
         catch (Exception e) when (e is System.TimeoutException or OperationCanceledException)
         {
         }
+        // The socket is gone (Fail disposed it); this frees the TLS session's native state.
+        _tls?.Dispose();
     }
 }

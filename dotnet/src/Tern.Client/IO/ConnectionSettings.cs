@@ -26,4 +26,7 @@ internal sealed record ConnectionSettings(
     /// change notifications. Runs on the connection's read loop: it must not block. Null: ignored.
     /// </summary>
     public Action<Connection, ServerRequest>? OnServerRequest { get; init; }
+
+    /// <summary>couchbases://: every connection handshakes TLS with this before bootstrap. Null: plain TCP.</summary>
+    public TlsConnector? Tls { get; init; }
 }

@@ -3,6 +3,7 @@ using System.Net.Http.Headers;
 using System.Text;
 using Tern.Client.Couchbase;
 using Tern.Client.Exceptions;
+using Tern.Client.IO;
 using Tern.Client.Timing;
 
 namespace Tern.Client.Management;
@@ -11,6 +12,8 @@ namespace Tern.Client.Management;
 /// Sends the managers' requests to the cluster's management (HTTP) port: one HttpClient per cluster
 /// (created on first use, disposed with the cluster), the cluster's credentials as Basic auth, the
 /// management timeout of the call. Where the port is comes from <see cref="ManagementEndpointFinder"/>.
+/// Over couchbases:// it speaks HTTPS to the "mgmtSSL" port, checking the server's certificate as
+/// the KV connections do; with a client certificate it sends that instead of Basic auth.
 /// A node that cannot be reached is skipped for the next one when the request cannot have been
 /// applied (a GET, or a connection that was never made).
 /// </summary>
@@ -20,10 +23,24 @@ internal sealed class ManagementClient : IDisposable
     private readonly Func<CancellationToken, Task<ManagementEndpointFinder.Found>> _find;
     private readonly Lazy<HttpClient> _http;
 
-    public ManagementClient(ClusterOptions options, Func<CancellationToken, Task<ManagementEndpointFinder.Found>> find)
+    private readonly string? _userName;
+    private readonly string? _password;
+    private readonly TlsConnector? _tls;
+
+    /// <summary>
+    /// <paramref name="credentials"/>: who logs in (null: <see cref="ClusterOptions.UserName"/> and
+    /// <see cref="ClusterOptions.Password"/>); <paramref name="tls"/>: how HTTPS checks the server (null: plain HTTP).
+    /// </summary>
+    public ManagementClient(ClusterOptions options, Func<CancellationToken, Task<ManagementEndpointFinder.Found>> find,
+        CouchbaseCredentials? credentials = null, TlsConnector? tls = null)
     {
         _options = options;
         _find = find;
+        _tls = tls;
+        if (credentials is null)
+            (_userName, _password) = (options.UserName, options.Password);
+        else if (!credentials.ByCertificate)
+            (_userName, _password) = (credentials.UserName, credentials.Password);
         _http = new Lazy<HttpClient>(CreateHttpClient, LazyThreadSafetyMode.ExecutionAndPublication);
     }
 
@@ -47,6 +64,10 @@ internal sealed class ManagementClient : IDisposable
                 try
                 {
                     return await SendToAsync(endpoint, method, path, form, what, linked.Token).ConfigureAwait(false);
+                }
+                catch (HttpRequestException e) when (CertificateRefusal(e) is { } refusal)
+                {
+                    throw refusal;
                 }
                 catch (HttpRequestException e) when (method == HttpMethod.Get || e.HttpRequestError == HttpRequestError.ConnectionError)
                 {
@@ -82,16 +103,30 @@ internal sealed class ManagementClient : IDisposable
         var body = await response.Content.ReadAsStringAsync(cancellationToken).ConfigureAwait(false);
         if (response.StatusCode == HttpStatusCode.Unauthorized)
             throw new AuthenticationFailureException(
-                $"{what}: the management port at {endpoint.BaseUri} refused the credentials of '{_options.UserName}' (401)");
+                $"{what}: the management port at {endpoint.BaseUri} refused the credentials of '{_userName ?? "(client certificate)"}' (401)");
         return new ManagementAnswer(response.StatusCode, body, what);
+    }
+
+    // Retrying another node does not help: they share the certificate's CA and the client's settings.
+    private static CertificateValidationException? CertificateRefusal(Exception e)
+    {
+        for (var cause = e.InnerException; cause is not null; cause = cause.InnerException)
+        {
+            if (cause is CertificateValidationException refusal)
+                return refusal;
+        }
+        return null;
     }
 
     private HttpClient CreateHttpClient()
     {
         var handler = new SocketsHttpHandler { ConnectTimeout = _options.ConnectTimeout, AllowAutoRedirect = false };
+        if (_tls is not null)
+            handler.SslOptions = _tls.HttpOptions();
         var client = new HttpClient(handler) { Timeout = Timeout.InfiniteTimeSpan };
-        client.DefaultRequestHeaders.Authorization = new AuthenticationHeaderValue("Basic",
-            Convert.ToBase64String(Encoding.UTF8.GetBytes($"{_options.UserName}:{_options.Password}")));
+        if (_userName is not null)
+            client.DefaultRequestHeaders.Authorization = new AuthenticationHeaderValue("Basic",
+                Convert.ToBase64String(Encoding.UTF8.GetBytes($"{_userName}:{_password}")));
         client.DefaultRequestHeaders.UserAgent.ParseAdd($"tern-dotnet/{typeof(ManagementClient).Assembly.GetName().Version}");
         return client;
     }

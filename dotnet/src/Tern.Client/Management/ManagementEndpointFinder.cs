@@ -71,11 +71,12 @@ internal sealed class ManagementEndpointFinder(
                     break;
                 }
                 using var map = JsonDocument.Parse(answer.Value);
-                var endpoints = ManagementEndpoints.Read(map.RootElement, ClusterMap.UnbracketedHost(host));
-                return new Found(endpoints, $"the cluster map of {connection.Endpoint} lists no node with the \"mgmt\" service " +
-                                            "(is ternd's management port off?)");
+                var tls = probe.Tls is not null;
+                var endpoints = ManagementEndpoints.Read(map.RootElement, ClusterMap.UnbracketedHost(host), tls);
+                return new Found(endpoints, $"the cluster map of {connection.Endpoint} lists no node with the " +
+                                            $"\"{(tls ? "mgmtSSL" : "mgmt")}\" service (is ternd's management {(tls ? "TLS " : "")}port off?)");
             }
-            catch (AuthenticationFailureException)
+            catch (Exception e) when (e is AuthenticationFailureException or CertificateValidationException)
             {
                 throw;
             }

@@ -143,6 +143,34 @@ public class ClusterMapTests
         Assert.Null(map.BucketName);
     }
 
+    [Fact]
+    public void OverTlsEachNodeIsReachedAtItsKvSslPortMatchedByHostAndPort()
+    {
+        // nodesExt in another order than serverList, one node named "$HOST".
+        const string json = """
+            {"rev":1,"nodesExt":[
+               {"services":{"kv":11210,"kvSSL":11207,"mgmt":8091,"mgmtSSL":18091},"hostname":"b.example"},
+               {"services":{"kv":11300,"kvSSL":11307,"mgmtSSL":18092}}],
+             "vBucketServerMap":{"hashAlgorithm":"CRC","serverList":["$HOST:11300","b.example:11210"],"vBucketMap":[[0],[1]]}}
+            """;
+
+        var map = ClusterMap.Parse(Encoding.UTF8.GetBytes(json), "seed.example", tls: true);
+        var plain = Parse(json, "seed.example");
+
+        Assert.Equal([new ClusterNode("seed.example", 11307), new ClusterNode("b.example", 11207)], map.Nodes);
+        Assert.Equal([new ClusterNode("seed.example", 11300), new ClusterNode("b.example", 11210)], plain.Nodes);
+        Assert.Equal(["https://b.example:18091/", "https://seed.example:18092/"], map.Management.Select(m => m.BaseUri.ToString()));
+        Assert.Equal(["http://b.example:8091/"], plain.Management.Select(m => m.BaseUri.ToString()));
+    }
+
+    [Fact]
+    public void OverTlsANodeWithoutKvSslIsAnErrorNamingIt()
+    {
+        var error = Assert.Throws<FormatException>(() => ClusterMap.Parse(Encoding.UTF8.GetBytes(OneNodeConfig()), "10.1.1.1", tls: true));
+
+        Assert.Contains("node 10.1.1.1:11210 no TLS port (nodesExt services.kvSSL)", error.Message);
+    }
+
     private static string Config(long epoch, long rev) =>
         $$$"""{"rev":{{{rev}}},"revEpoch":{{{epoch}}},"vBucketServerMap":{"serverList":["h:11210"],"vBucketMap":[[0],[0]]}}""";
 }

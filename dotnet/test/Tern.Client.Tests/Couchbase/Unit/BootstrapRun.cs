@@ -48,11 +48,11 @@ internal sealed class BootstrapRun : IAsyncDisposable
     /// <summary>Maps the bootstrap handed over (to this and earlier runs of the same bootstrap), in order.</summary>
     public List<(ClusterMap Map, ConnectionFeatures Features)> Maps { get; }
 
-    /// <summary>Starts a bootstrap of <see cref="Bucket"/> as user/pencil.</summary>
-    public static BootstrapRun Start(bool allowPlain = false)
+    /// <summary>Starts a bootstrap of <see cref="Bucket"/> as user/pencil (or with <paramref name="credentials"/>).</summary>
+    public static BootstrapRun Start(bool allowPlain = false, CouchbaseCredentials? credentials = null)
     {
         List<(ClusterMap, ConnectionFeatures)> maps = new();
-        var bootstrap = new CouchbaseBootstrap(new CouchbaseCredentials(PeerReplies.User, PeerReplies.Password, allowPlain), Bucket,
+        var bootstrap = new CouchbaseBootstrap(credentials ?? new CouchbaseCredentials(PeerReplies.User, PeerReplies.Password, allowPlain), Bucket,
             TimeSpan.FromSeconds(30))
         {
             MapReceived = (map, features) =>
