@@ -10,12 +10,12 @@ namespace Tern.Cli;
 /// </summary>
 public sealed class CliArguments
 {
-    private static readonly HashSet<string> Flags = ["help", "no-create", "flush"];
+    private static readonly HashSet<string> Flags = ["help", "no-create", "flush", "no-verify"];
 
     private static readonly HashSet<string> ValueOptions =
         ["server", "user", "password", "bucket", "collection",
          "timeout", "expiry", "by", "initial", "ops", "concurrency", "value-size",
-         "type", "ram-mb", "max-ttl", "eviction", "durability"];
+         "type", "ram-mb", "max-ttl", "eviction", "durability", "cacert", "cert", "key"];
 
     /// <summary>Single-letter spellings of value options: `-u USER`, `-p PASSWORD`.</summary>
     private static readonly Dictionary<string, string> ShortOptions = new(StringComparer.Ordinal)

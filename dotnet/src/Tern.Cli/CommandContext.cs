@@ -63,6 +63,8 @@ public sealed class CommandContext(CliArguments args, Target target, Stream outp
             UserName = Target.User,
             Password = Target.Password,
         };
+        if (Target.Tls is { } tls)
+            options = tls.ApplyTo(options);
         return _cluster ??= await Cluster.ConnectAsync(Server.ConnectionString, options).ConfigureAwait(false);
     }
 

@@ -25,6 +25,10 @@ public static class ErrorReport
         if (Find<ScopeNotFoundException>(error) is { } scope)
             return ($"{server}: scope '{scope.ScopeName}' does not exist in bucket '{target?.Bucket}' — list them with `tern collection list`",
                 ExitCodes.NoSuchBucketOrCollection);
+        if (Find<CertificateValidationException>(error) is { } certificate)
+            return ($"{certificate.Message} — give the CA that signed it with --cacert FILE", ExitCodes.Unreachable);
+        if (Find<TlsHandshakeException>(error) is { } handshake)
+            return (handshake.Message, ExitCodes.Unreachable);
         switch (error)
         {
             case ServiceNotAvailableException unavailable:

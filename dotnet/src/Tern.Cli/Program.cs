@@ -24,6 +24,8 @@ public static class Program
             var command = CommandTable.Find(parsed.Command);
             server = ServerAddress.Parse(parsed.Server);
             target = Target.Resolve(parsed, server);
+            if (target.Tls is { NoVerify: true })
+                await error.WriteLineAsync(TlsOptions.NoVerifyWarning);
             await using var context = new CommandContext(parsed, target, output);
             return await command(context);
         }

@@ -6,7 +6,8 @@ namespace Tern.Cli;
 /// <summary>
 /// The one server the CLI connects to, and how: `host:port` (ternd's classic protocol, tern://,
 /// the port defaulting to ternd's) or a connection string, `couchbase://host[:port]`,
-/// `memcached://host[:port]` or `tern://host[:port]`, each with the scheme's default port.
+/// `couchbases://host[:port]` (TLS), `memcached://host[:port]` or `tern://host[:port]`, each with
+/// the scheme's default port.
 /// Prints as `host:port`, which is what messages name.
 /// </summary>
 public readonly record struct ServerAddress(string Host, int Port, string Scheme = ServerAddress.TernScheme)
@@ -15,11 +16,16 @@ public readonly record struct ServerAddress(string Host, int Port, string Scheme
 
     public const string CouchbaseScheme = "couchbase";
 
+    public const string CouchbaseTlsScheme = "couchbases";
+
     /// <summary>Where the CLI connects unless told otherwise: a local ternd on its default port.</summary>
     public static readonly ServerAddress Default = new("127.0.0.1", Client.ConnectionString.DefaultTernPort);
 
-    /// <summary>couchbase://: authenticated, with buckets and collections.</summary>
-    public bool IsCouchbase => Scheme == CouchbaseScheme;
+    /// <summary>couchbase:// or couchbases://: authenticated, with buckets and collections.</summary>
+    public bool IsCouchbase => Scheme is CouchbaseScheme or CouchbaseTlsScheme;
+
+    /// <summary>couchbases://: over TLS.</summary>
+    public bool IsTls => Scheme == CouchbaseTlsScheme;
 
     /// <summary>What the SDK connects to: `scheme://host:port`.</summary>
     public string ConnectionString => $"{Scheme}://{this}";

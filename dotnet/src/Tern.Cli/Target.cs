@@ -5,7 +5,8 @@ namespace Tern.Cli;
 /// Resolved from the command line before anything connects, so a contradiction (credentials for a
 /// server that takes none, a collection tern:// cannot reach) is a usage error, not a failed call.
 /// </summary>
-public sealed record Target(ServerAddress Server, string? User, string? Password, string Bucket, string Scope, string Collection)
+public sealed record Target(ServerAddress Server, string? User, string? Password, string Bucket, string Scope, string Collection,
+    TlsOptions? Tls = null)
 {
     public const string DefaultBucket = "default";
 
@@ -23,8 +24,9 @@ public sealed record Target(ServerAddress Server, string? User, string? Password
 
     /// <summary>
     /// The target <paramref name="args"/> name on <paramref name="server"/>. couchbase:// needs a user
-    /// and a password (options or environment); the other schemes take none and have only bucket
-    /// `default`'s default collection, so naming another is a usage error.
+    /// and a password (options or environment), and so does couchbases:// unless a client
+    /// certificate (--cert) logs in; the other schemes take none and have only bucket `default`'s
+    /// default collection, so naming another is a usage error.
     /// </summary>
     public static Target Resolve(CliArguments args, ServerAddress server)
     {
@@ -32,13 +34,21 @@ public sealed record Target(ServerAddress Server, string? User, string? Password
         if (bucket.Length == 0)
             throw new UsageException("--bucket needs a bucket name");
         var (scope, collection) = ParseCollection(args.Option("collection"));
+        var tls = TlsOptions.Resolve(args, server);
+        if (tls is { LogsInByCertificate: true })
+        {
+            if (args.Option("user") is not null || args.Option("password") is not null)
+                throw new UsageException("--cert logs in as the user the certificate names: drop -u/--user and -p/--password");
+            return new Target(server, null, null, bucket, scope, collection, tls);
+        }
         if (server.IsCouchbase)
         {
             var user = args.User ?? throw new UsageException(
-                $"{server.ConnectionString} needs credentials: give -u USER and -p PASSWORD (or set $TERN_USER and $TERN_PASSWORD)");
+                $"{server.ConnectionString} needs credentials: give -u USER and -p PASSWORD (or set $TERN_USER and $TERN_PASSWORD)" +
+                (server.IsTls ? ", or a client certificate: --cert FILE --key FILE" : ""));
             var password = args.Password ?? throw new UsageException(
                 $"{server.ConnectionString} needs the password of user '{user}': give -p PASSWORD or set $TERN_PASSWORD");
-            return new Target(server, user, password, bucket, scope, collection);
+            return new Target(server, user, password, bucket, scope, collection, tls);
         }
         // Only the options: $TERN_USER and $TERN_PASSWORD may stay set while tern talks to a tern:// server.
         if (args.Option("user") is not null || args.Option("password") is not null)

@@ -4,7 +4,7 @@ namespace Tern.Cli;
 public static class Usage
 {
     public static readonly string Text = $"""
-        usage: tern COMMAND [ARGS] [--server HOST:PORT | --server couchbase://HOST -u USER -p PASSWORD
+        usage: tern COMMAND [ARGS] [--server HOST:PORT | --server couchbase[s]://HOST -u USER -p PASSWORD
                                     [--bucket NAME] [--collection SCOPE.COLL]] [--timeout SECONDS]
 
         commands:
@@ -20,7 +20,7 @@ public static class Usage
                                            quick throughput and latency check
                                            (upsert, then get; mean, p50, p99, max)
 
-        management (couchbase:// only; over the server's management port):
+        management (couchbase:// or couchbases:// only; over the server's management port):
           bucket list                      every bucket: type, RAM quota, flush, max TTL...
           bucket create NAME [--type couchbase|ephemeral|memcached] [--ram-mb N] [--flush]
                  [--max-ttl S] [--eviction valueOnly|fullEviction|noEviction|notRecentlyUsed]
@@ -35,8 +35,9 @@ public static class Usage
         options:
           --server HOST:PORT   the server (default {ServerAddress.Default}, or $TERN_SERVER)
           --server URL         a connection string: couchbase://HOST[:PORT] (logs in; buckets and
-                               collections), tern://HOST[:PORT] (same as HOST:PORT) or
-                               memcached://HOST[:PORT]; the port defaults to 11210 (11211 for memcached)
+                               collections), couchbases://HOST[:PORT] (the same over TLS),
+                               tern://HOST[:PORT] (same as HOST:PORT) or memcached://HOST[:PORT];
+                               the port defaults to 11210 (11207 for couchbases, 11211 for memcached)
           -u, --user USER      who logs in over couchbase:// (or $TERN_USER)
           -p, --password PASSWORD
                                their password (or $TERN_PASSWORD: set only that, and the
@@ -45,6 +46,12 @@ public static class Usage
           --collection SCOPE.COLL
                                the collection, e.g. app.users (default _default._default;
                                others need couchbase://)
+          --cacert FILE        couchbases://: trust the CAs in this PEM file (default: the system's)
+          --cert FILE --key FILE
+                               couchbases://: log in with this client certificate (PEM) and key,
+                               as the user it names (no -u/-p)
+          --no-verify          couchbases://: do not check the server's certificate (warns: anyone
+                               on the way can pose as the server)
           --timeout SECONDS    per-operation and connect timeout (default 2.5; management
                                commands wait up to 75 s unless it is given)
 

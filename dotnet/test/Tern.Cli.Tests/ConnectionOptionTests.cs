@@ -38,7 +38,14 @@ public sealed class ConnectionOptionTests
     [InlineData("get k --server couchbase://h -u a -p b --collection .users", "--collection '.users': expected SCOPE.COLLECTION")]
     [InlineData("get k --server couchbase://h -u a -p b --collection a.b.c", "--collection 'a.b.c': expected SCOPE.COLLECTION")]
     [InlineData("get k --server couchbase://h -u a -p b --collection", "option --collection needs a value")]
-    [InlineData("get k --server couchbases://h -u a -p b", "TLS (couchbases://) is not supported")]
+    [InlineData("get k --server couchbases://h",
+        "couchbases://h:11207 needs credentials: give -u USER and -p PASSWORD (or set $TERN_USER and $TERN_PASSWORD), " +
+        "or a client certificate: --cert FILE --key FILE")]
+    [InlineData("get k --server couchbase://h -u a -p b --cacert ca.pem", "--cacert need a couchbases:// server (TLS); couchbase:// is plain TCP")]
+    [InlineData("get k --no-verify --cert c.pem", "--cert, --no-verify need a couchbases:// server (TLS); tern:// is plain TCP")]
+    [InlineData("get k --server couchbases://h -u a -p b --key k.pem", "--key needs --cert")]
+    [InlineData("get k --server couchbases://h -u a -p b --cacert ca.pem --no-verify", "--no-verify and --cacert contradict each other")]
+    [InlineData("get k --server couchbases://h -u a --cert c.pem", "--cert logs in as the user the certificate names: drop -u/--user and -p/--password")]
     [InlineData("get k --server http://h", "scheme 'http' is not supported")]
     [InlineData("get k --server couchbase://h1,h2 -u a -p b", "--server 'couchbase://h1,h2': name one host")]
     [InlineData("get k --server couchbase://h:port -u a -p b", "bad port 'port'")]

@@ -10,23 +10,32 @@ internal readonly record struct RawReply(ResponseStatus Status, byte[] Key, byte
 /// <summary>
 /// One socket speaking the binary protocol frame by frame with the SDK's codec, for what the SDK's
 /// one-request-one-answer operations cannot carry (STAT answers with a frame per statistic).
+/// Over couchbases:// it handshakes TLS first, with the SDK's checks.
 /// </summary>
 internal sealed class RawConnection : IDisposable
 {
     private readonly Socket _socket;
+    private readonly Stream _stream;
     private byte[] _buffer = new byte[64 * 1024];
     private int _filled;
     private uint _opaque;
 
-    private RawConnection(Socket socket) => _socket = socket;
+    private RawConnection(Socket socket, Stream stream)
+    {
+        _socket = socket;
+        _stream = stream;
+    }
 
-    public static async Task<RawConnection> OpenAsync(ServerAddress server, CancellationToken cancellationToken)
+    public static async Task<RawConnection> OpenAsync(ServerAddress server, TlsOptions? tls, CancellationToken cancellationToken)
     {
         var socket = new Socket(SocketType.Stream, ProtocolType.Tcp);
         try
         {
             await socket.ConnectAsync(server.Host, server.Port, cancellationToken);
-            return new RawConnection(socket);
+            var stream = tls is null
+                ? (Stream)new NetworkStream(socket, ownsSocket: false)
+                : await tls.Connector().AuthenticateAsync(socket, server.Host, server.Port, cancellationToken);
+            return new RawConnection(socket, stream);
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
@@ -46,7 +55,7 @@ internal sealed class RawConnection : IDisposable
         var keyBytes = Encoding.UTF8.GetBytes(key);
         var request = new byte[FrameCodec.EncodedSize(0, 0, keyBytes.Length, value.Length)];
         FrameCodec.Encode(request, (byte)Magic.Request, (byte)opcode, 0, 0, opaque: ++_opaque, cas: 0, [], [], keyBytes, value.Span);
-        await _socket.SendAsync(request, cancellationToken);
+        await _stream.WriteAsync(request, cancellationToken);
     }
 
     /// <summary>The next frame the server sends, whatever its status.</summary>
@@ -58,7 +67,7 @@ internal sealed class RawConnection : IDisposable
                 return reply;
             if (_filled == _buffer.Length)
                 Array.Resize(ref _buffer, _buffer.Length * 2);
-            var read = await _socket.ReceiveAsync(_buffer.AsMemory(_filled), cancellationToken);
+            var read = await _stream.ReadAsync(_buffer.AsMemory(_filled), cancellationToken);
             if (read == 0)
                 throw new IOException("the server closed the connection before it answered");
             _filled += read;
@@ -87,5 +96,9 @@ internal sealed class RawConnection : IDisposable
         return true;
     }
 
-    public void Dispose() => _socket.Dispose();
+    public void Dispose()
+    {
+        _stream.Dispose();
+        _socket.Dispose();
+    }
 }

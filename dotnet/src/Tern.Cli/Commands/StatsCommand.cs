@@ -31,10 +31,12 @@ public static class StatsCommand
     public static async Task<IReadOnlyList<(string Name, string Value)>> FetchAsync(Target target, string group,
         CancellationToken cancellationToken)
     {
-        using var connection = await RawConnection.OpenAsync(target.Server, cancellationToken);
+        using var connection = await RawConnection.OpenAsync(target.Server, target.Tls, cancellationToken);
         if (target.Server.IsCouchbase)
         {
-            await ScramLogin.AuthenticateAsync(connection, target.Server, target.User!, target.Password!, cancellationToken);
+            // A client certificate logged the connection in during the TLS handshake.
+            if (target.Tls is not { LogsInByCertificate: true })
+                await ScramLogin.AuthenticateAsync(connection, target.Server, target.User!, target.Password!, cancellationToken);
             await ScramLogin.SelectBucketAsync(connection, target.Bucket, cancellationToken);
         }
         await connection.SendAsync(Opcode.Stat, group, default, cancellationToken);
