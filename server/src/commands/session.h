@@ -30,6 +30,7 @@ class Session {
   FeatureSet features;
   std::string agent;  // what the client called itself in HELLO, for logs
   std::string peer;   // the client's address, for logs
+  bool secure = false;  // the connection is TLS (set by net/ once its handshake is done)
 
   bool authenticated() const { return authenticated_; }
   bool admin() const { return admin_; }

@@ -9,6 +9,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "net/tls_transport.h"
+#include "net/transport_security.h"
 #include "protocol/codec.h"
 #include "protocol/opcode.h"
 #include "protocol/datatype.h"
@@ -68,8 +70,10 @@ class Connection::Ticket {
 };
 
 Connection::Connection(std::shared_ptr<LoopGate> gate, commands::Dispatcher& dispatcher,
-                       size_t max_item_size, ServerStats& stats, std::string peer)
-    : gate_(std::move(gate)),
+                       size_t max_item_size, ServerStats& stats, std::string peer,
+                       const tls::TlsContext* tls)
+    : tls_(tls),
+      gate_(std::move(gate)),
       stats_(stats),
       peer_(std::move(peer)),
       session_(dispatcher.node()),
@@ -88,7 +92,9 @@ Connection::~Connection() {
 }
 
 void Connection::start(std::unique_ptr<Transport> transport) {
-  transport_ = std::move(transport);
+  transport_ = tls_ == nullptr
+                   ? std::move(transport)
+                   : make_tls_transport(std::move(transport), *tls_, {.peer = peer_});
   transport_->start(shared_from_this());
   pump();
 }
@@ -206,9 +212,23 @@ std::span<uint8_t> Connection::receive_space(size_t at_least) {
                                    kReadChunk, growth_cap));
 }
 
+void Connection::learn_security() {
+  security_learned_ = true;
+  const TransportSecurity* security = transport_->security();
+  if (security == nullptr) return;
+  session_.secure = true;
+  if (security->client_certificate) {
+    // Mutual TLS: the session logs in as the user the certificate names (commands/).
+    // CLIENT CERTIFICATE LOGIN: the call into commands::Session goes here.
+    spdlog::debug("connection from {} presented client certificate {}", peer_,
+                  security->client_certificate->subject);
+  }
+}
+
 void Connection::received(size_t n) {
   reading_ = false;
   if (closed_) return;
+  if (!security_learned_) learn_security();
   stats_.add(ServerCounter::bytes_read, static_cast<int64_t>(n));
   input_.commit(n);
   pump();

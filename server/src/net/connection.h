@@ -27,6 +27,7 @@
 #include "net/request_stream.h"
 #include "net/server_stats.h"
 #include "net/transport.h"
+#include "tls/tls_context.h"
 
 namespace tern::net {
 
@@ -42,14 +43,17 @@ class Connection : public std::enable_shared_from_this<Connection>,
 
   // Counts itself open in `stats` until destroyed. `gate` leads into the loop it will run
   // on (without one, no request may wait). `peer` names the client in logs. Everything
-  // passed by reference must outlive it. May be built on any thread.
+  // passed by reference must outlive it. May be built on any thread. With `tls`, which
+  // must outlive it too, the connection speaks TLS (net/tls_transport.h) over the
+  // transport start() is given, and its session is secure once the handshake is done.
   Connection(std::shared_ptr<LoopGate> gate, commands::Dispatcher& dispatcher,
-             size_t max_item_size, ServerStats& stats, std::string peer);
+             size_t max_item_size, ServerStats& stats, std::string peer,
+             const tls::TlsContext* tls = nullptr);
   ~Connection() override;
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  // Starts serving through `transport`; call on its event loop.
+  // Starts serving through `transport` (of the backend, plain TCP); call on its event loop.
   void start(std::unique_ptr<Transport> transport);
 
   // Sends `bucket`'s new cluster map to the client, if it selected that bucket and asked
@@ -86,11 +90,15 @@ class Connection : public std::enable_shared_from_this<Connection>,
   void sent() override;
   void ended(std::error_code error) override;
 
+  // At the first input: what the transport learned of the peer's security goes to the
+  // session.
+  void learn_security();
   void pump();
   void start_read();
   void send_pending();
   void close();
 
+  const tls::TlsContext* const tls_;  // null for plain TCP
   std::unique_ptr<Transport> transport_;
   const std::shared_ptr<LoopGate> gate_;
   ServerStats& stats_;
@@ -107,6 +115,7 @@ class Connection : public std::enable_shared_from_this<Connection>,
   bool lingering_ = false;  // the transport was told to end the connection
   bool peer_done_ = false;  // the peer closed its side or the stream ended
   bool closed_ = false;
+  bool security_learned_ = false;  // learn_security() ran
 };
 
 }  // namespace tern::net

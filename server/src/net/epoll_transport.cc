@@ -11,7 +11,8 @@ class EpollTransport final : public Transport {
   explicit EpollTransport(asio::ip::tcp::socket socket)
       : socket_(std::move(socket)),
         linger_timer_(socket_.get_executor()),
-        keep_open_timer_(socket_.get_executor()) {}
+        keep_open_timer_(socket_.get_executor()),
+        deadline_timer_(socket_.get_executor()) {}
 
   void start(std::shared_ptr<TransportEvents> owner) override {
     owner_ = owner;
@@ -75,9 +76,25 @@ class EpollTransport final : public Transport {
     closed_ = true;
     linger_timer_.cancel();
     keep_open_timer_.cancel();
+    deadline_timer_.cancel();
     asio::error_code ignored;
     socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
     socket_.close(ignored);
+  }
+
+  void end_at(std::chrono::steady_clock::time_point when) override {
+    if (closed_) return;
+    if (when == std::chrono::steady_clock::time_point::max()) {
+      deadline_timer_.cancel();
+      return;
+    }
+    deadline_timer_.expires_at(when);
+    // Holds the owner weakly: while it lives, so does this transport.
+    deadline_timer_.async_wait([this, weak = owner_](const asio::error_code& error) {
+      const auto owner = weak.lock();
+      if (owner == nullptr || error || closed_) return;
+      owner->ended(std::make_error_code(std::errc::timed_out));
+    });
   }
 
  private:
@@ -140,6 +157,7 @@ class EpollTransport final : public Transport {
   // Armed by keep_open(true): its pending wait holds the owner alive, and the loop's end
   // frees it like any pending handler.
   asio::steady_timer keep_open_timer_;
+  asio::steady_timer deadline_timer_;  // end_at()
   std::weak_ptr<TransportEvents> owner_;
   uint8_t discard_space_[4096];
   bool drained_ = false;  // the read being reported drained the socket

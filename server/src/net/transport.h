@@ -17,6 +17,8 @@
 
 namespace tern::net {
 
+struct TransportSecurity;  // net/transport_security.h
+
 // What a transport reports to its connection.
 class TransportEvents {
  public:
@@ -74,6 +76,16 @@ class Transport {
   // Closes the socket now and ends any keep_open(true). Pending I/O ends without reporting
   // to the owner. Idempotent.
   virtual void close() = 0;
+
+  // Reports ended(std::errc::timed_out) once `when` has passed, unless end_at() is called
+  // again before (time_point::max() clears the deadline). One deadline at a time: for a
+  // phase the peer must finish in time, such as a TLS handshake. The deadline does not keep
+  // the owner alive.
+  virtual void end_at(std::chrono::steady_clock::time_point when) = 0;
+
+  // What the transport knows of the peer's security: nullptr for plain TCP. A TLS transport
+  // answers once its handshake is done, which is before its first received().
+  virtual const TransportSecurity* security() const { return nullptr; }
 };
 
 }  // namespace tern::net

@@ -47,7 +47,8 @@ void UringTransport::linger(std::chrono::steady_clock::duration patience) {
     });
     return;
   }
-  loop_.add_deadline(UringLoop::Clock::now() + patience, id_);
+  linger_until_ = UringLoop::Clock::now() + patience;
+  loop_.add_deadline(linger_until_, id_);
   settle_receive();
 }
 
@@ -96,9 +97,17 @@ void UringTransport::complete(Op op, const io_uring_cqe& cqe) {
   }
 }
 
+void UringTransport::end_at(std::chrono::steady_clock::time_point when) {
+  if (!reporting()) return;
+  deadline_ = when;
+  if (when != UringLoop::Clock::time_point::max()) loop_.add_deadline(when, id_);
+}
+
 void UringTransport::deadline_passed() {
   const auto guard = owner_ref_.lock();
-  if (reporting() && lingering_) {
+  // The loop calls this for every deadline ever set, also those replaced or cleared since.
+  const auto now = UringLoop::Clock::now();
+  if (reporting() && ((lingering_ && now >= linger_until_) || now >= deadline_)) {
     end(std::make_error_code(std::errc::timed_out));
     settle_receive();
   }

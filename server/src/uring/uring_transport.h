@@ -46,6 +46,7 @@ class UringTransport final : public net::Transport, private Completer {
   void linger(std::chrono::steady_clock::duration patience) override;
   void keep_open(bool keep) override;
   void close() override;
+  void end_at(std::chrono::steady_clock::time_point when) override;
 
  private:
   // Completer.
@@ -85,6 +86,8 @@ class UringTransport final : public net::Transport, private Completer {
   bool receive_cancelling_ = false;
   bool peer_done_ = false;         // the peer closed its side
   bool lingering_ = false;
+  UringLoop::Clock::time_point linger_until_;
+  UringLoop::Clock::time_point deadline_ = UringLoop::Clock::time_point::max();  // end_at()
   // Input reaped this turn and not yet delivered: provided buffers, and bytes in each.
   std::vector<std::pair<uint16_t, uint32_t>> arrived_;
   std::span<const uint8_t> sending_;  // what remains of the send in progress
