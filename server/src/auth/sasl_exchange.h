@@ -47,6 +47,10 @@ class SaslExchange {
   // message; UnknownMechanism if the name is not offered.
   SaslResult start(std::string_view mechanism, std::string_view data);
 
+  // Whether start() accepts PLAIN from now on: a connection becomes secure (TLS) only after
+  // its session, and so its exchange, exists.
+  void set_plain_allowed(bool allowed) { plain_allowed_ = allowed; }
+
   // Continues the exchange in progress with the client's next message.
   SaslResult step(std::string_view data);
 

@@ -60,13 +60,14 @@ bool throttled(const Command& cmd) {
 }  // namespace
 
 Outcome sasl_list_mechs(const Command& cmd) {
-  const std::string list = auth::mechanisms(cmd.node().settings().allow_plain_auth);
+  const std::string list = auth::mechanisms(cmd.session.plain_allowed());
   cmd.reply.success(ReplyBody{.value = list});
   return Outcome::Continue;
 }
 
 Outcome sasl_auth(const Command& cmd) {
   if (throttled(cmd)) return Outcome::Continue;
+  cmd.session.sasl.set_plain_allowed(cmd.session.plain_allowed());
   return answer(cmd, cmd.session.sasl.start(Command::as_text(cmd.request.key), cmd.value()));
 }
 

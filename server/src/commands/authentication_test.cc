@@ -198,10 +198,34 @@ TEST_F(AuthenticationTest, PlainIsRefusedUnlessAllowed) {
   EXPECT_EQ(c.session().user(), "reader");
 
   Connection& wrong = client();
-  expect_error(wrong.one(sasl_auth("PLAIN", std::string("\0reader\0nope", 12))),
-               Status::AuthError);
+  expect_error(wrong.one(sasl_auth("PLAIN", std::string("\0reader\0nope", 12))), Status::AuthError);
   expect_error(wrong.one(sasl_auth("PLAIN", "reader")), Status::Einval);
   EXPECT_FALSE(wrong.session().authenticated());
+}
+
+TEST_F(AuthenticationTest, PlainIsOfferedAndAcceptedOnASecureConnection) {
+  const std::string credentials = std::string("\0reader\0password", 16);
+  Connection& plain = client();
+  expect_error(plain.one(sasl_auth("PLAIN", credentials)), Status::NotSupported);
+
+  // The connection turns secure after its session exists, as a TLS handshake finishes.
+  Connection& tls = client();
+  tls.session().secure = true;
+  EXPECT_EQ(tls.one({.opcode = Opcode::SaslListMechs}).value,
+            "SCRAM-SHA512 SCRAM-SHA256 SCRAM-SHA1 PLAIN");
+  EXPECT_EQ(tls.one(sasl_auth("PLAIN", credentials)).status, Status::Success);
+  EXPECT_EQ(tls.session().user(), "reader");
+}
+
+TEST_F(AuthenticationTest, AClientCertificateLogsInAsTheUserItNames) {
+  Connection& c = client();
+  EXPECT_TRUE(c.session().authenticate_by_certificate("reader", "CN=reader"));
+  EXPECT_TRUE(c.session().authenticated());
+  EXPECT_EQ(c.session().user(), "reader");
+
+  Connection& stranger = client();
+  EXPECT_FALSE(stranger.session().authenticate_by_certificate("nobody", "CN=nobody"));
+  EXPECT_FALSE(stranger.session().authenticated());
 }
 
 }  // namespace

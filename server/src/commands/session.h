@@ -38,6 +38,13 @@ class Session {
   // Records a successful authentication; the selected bucket is dropped (Couchbase
   // requires a new SELECT_BUCKET after authenticating).
   void authenticate(const auth::User& user);
+  // Mutual TLS: logs in as the user a verified client certificate names (`user`, its CN).
+  // Returns false, after a log line naming the certificate's `subject`, when no such user
+  // exists: the caller then closes the connection, as Couchbase does.
+  bool authenticate_by_certificate(const std::string& user, const std::string& subject);
+  // Whether SASL PLAIN, which sends the password itself, may be used: over TLS, or anywhere
+  // when the node allows it.
+  bool plain_allowed() const { return secure || node_.settings().allow_plain_auth; }
 
   // The selected bucket, or nullptr.
   // Shared with the node, so that a bucket dropped meanwhile lives until the session lets go.
