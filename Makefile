@@ -6,10 +6,11 @@
 BUILD_TYPE ?= Release
 BUILD_DIR  ?= build/release
 TERND_ARGS ?=
+FUZZ_SECONDS ?= 30
 
 .DEFAULT_GOAL := help
 .PHONY: help all deps deps-dotnet build build-server build-dotnet run test test-server \
-        test-compat test-dotnet test-asan test-tsan test-under-load bench-server bench-collections bench-collections-instructions bench-instructions \
+        test-compat test-dotnet test-asan test-tsan fuzz test-under-load bench-server bench-collections bench-collections-instructions bench-instructions \
         bench-executor bench-durability bench-warmup bench-subdoc bench-lookup bench-metrics bench-seeds bench-sdk bench-sdk-alloc clean
 
 help: ## list the targets (what `make` alone does)
@@ -56,6 +57,9 @@ test-asan: deps ## the server's tests under AddressSanitizer + UndefinedBehavior
 
 test-tsan: deps ## the executor's tests under ThreadSanitizer
 	@bash scripts/test-server.sh build/tsan RelWithDebInfo thread
+
+fuzz: deps ## every libFuzzer target under ASan+UBSan for FUZZ_SECONDS (30) each; FUZZ_MERGE=1 keeps new coverage in testdata/fuzz
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh $(FUZZ_TARGETS)
 
 test-under-load: deps-dotnet ## make test three times in a row beside two CPU-burning processes (RUNS=, BURNERS=)
 	@bash scripts/test-under-load.sh

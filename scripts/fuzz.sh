@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Usage: fuzz.sh [TARGET...]
+# Builds the libFuzzer targets (server/src/*/*_fuzz.cc) with clang, ASan and UBSan, and runs
+# each one (or only the TARGETs named) for FUZZ_SECONDS. Exits non-zero if any of them found a
+# crash, a leak, undefined behaviour or a timeout, after running the others; prints per
+# target the executions, the coverage (edges) and the corpus size libFuzzer ended with.
+#
+# Environment:
+#   FUZZ_SECONDS    seconds per target (default 30)
+#   FUZZ_BUILD_DIR  the build directory (default build/clang-asan), configured here with
+#                   clang++-14, RelWithDebInfo, TERN_SANITIZER=address and TERN_FUZZ=ON
+#   FUZZ_MERGE=1    afterwards, merge into testdata/fuzz/<target>/ the inputs that add
+#                   coverage (otherwise the repository's corpus is only read)
+#
+# Per target, in testdata/fuzz/: <target>/ is the seed corpus (replayed by its ctest too),
+# <target>.dict an optional dictionary, <target>.options optional libFuzzer flags, one per
+# line (e.g. -max_len=4096). What a run finds goes to FUZZ_BUILD_DIR/fuzz/: corpus/<target>/
+# (kept from run to run), artifacts/<target>/ (inputs that failed) and logs/<target>.log.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${FUZZ_SECONDS:-30}
+build_dir=${FUZZ_BUILD_DIR:-build/clang-asan}
+server_dir=$build_dir/server
+work=$build_dir/fuzz
+
+if ! command -v clang++-14 >/dev/null 2>&1; then
+  echo "fuzz: needs clang++-14 and libFuzzer (apt packages clang-14, libclang-rt-14-dev)" >&2
+  exit 1
+fi
+
+targets=("$@")
+if ((${#targets[@]} == 0)); then
+  for src in server/src/*/*_fuzz.cc; do targets+=("$(basename "$src" .cc)"); done
+fi
+
+# Configure once. CMake cannot switch an existing build directory to another compiler, so a
+# directory set up otherwise is an error rather than silently rebuilt.
+cache=$server_dir/CMakeCache.txt
+if [ ! -f "$server_dir/build.ninja" ]; then
+  echo "fuzz: configuring $server_dir (clang++-14, RelWithDebInfo, address, TERN_FUZZ)"
+  cmake -S server -B "$server_dir" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTERN_SANITIZER=address -DTERN_FUZZ=ON >/dev/null
+elif ! grep -sq '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++' "$cache"; then
+  echo "fuzz: $server_dir is not a clang build; set FUZZ_BUILD_DIR to another directory" >&2
+  exit 1
+elif ! grep -sqx 'TERN_FUZZ:BOOL=ON' "$cache"; then
+  echo "fuzz: turning TERN_FUZZ on in $server_dir (every object is rebuilt once)"
+  cmake -S server -B "$server_dir" -DTERN_FUZZ=ON >/dev/null
+fi
+
+echo "fuzz: building ${targets[*]} in $server_dir"
+target_args=()
+for target in "${targets[@]}"; do target_args+=(--target "$target"); done
+cmake --build "$server_dir" -j "$(nproc)" "${target_args[@]}" -- --quiet |
+  { grep -vx 'ninja: no work to do.' || true; }
+
+# Any finding ends the run as a failure: leaks are checked, UBSan halts (the build has
+# -fno-sanitize-recover=all too).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+# A value from libFuzzer's log: its final stats, or the last status line's counters.
+stat() { sed -n "s/^stat::$1: *//p" "$2" | tail -1; }
+status_field() { grep -o "$1: [^ ]*" "$2" | tail -1 | cut -d' ' -f2; }
+
+failed=()
+for target in "${targets[@]}"; do
+  seeds=testdata/fuzz/$target
+  corpus=$work/corpus/$target
+  artifacts=$work/artifacts/$target/
+  log=$work/logs/$target.log
+  mkdir -p "$seeds" "$corpus" "$artifacts" "$(dirname "$log")"
+  flags=(-timeout=30 -rss_limit_mb=2048 -close_fd_mask=1 -artifact_prefix="$artifacts")
+  [ -f "testdata/fuzz/$target.dict" ] && flags+=(-dict="testdata/fuzz/$target.dict")
+  if [ -f "testdata/fuzz/$target.options" ]; then
+    while read -r flag; do flags+=("$flag"); done < <(grep -v '^\s*\(#\|$\)' "testdata/fuzz/$target.options")
+  fi
+  # New inputs go to the first directory only: the repository's seeds are read, not written.
+  result=ok
+  "$server_dir/$target" -max_total_time="$seconds" -print_final_stats=1 "${flags[@]}" \
+    "$corpus" "$seeds" >"$log" 2>&1 || result=FAILED
+  corp=$(status_field corp "$log")
+  printf 'fuzz: %-22s %s: %s executions (%s/s), cov: %s edges, corpus: %s inputs / %s\n' \
+    "$target" "$result" "$(stat number_of_executed_units "$log")" \
+    "$(stat average_exec_per_sec "$log")" "$(status_field cov "$log")" "${corp%%/*}" \
+    "${corp#*/}"
+  if [ "$result" != ok ]; then
+    failed+=("$target")
+    echo "fuzz: $target's report ($log):"
+    grep -v '^#[0-9]' "$log" | tail -60
+    echo "fuzz: the input is in $artifacts; fix the bug, then keep the input in $seeds/ so that"
+    echo "      ctest -L fuzz replays it"
+  fi
+  if [ "${FUZZ_MERGE:-}" = 1 ]; then
+    before=$(ls "$seeds" | wc -l)
+    "$server_dir/$target" -merge=1 "${flags[@]}" "$seeds" "$corpus" >>"$log" 2>&1
+    echo "fuzz: $target: merged $(($(ls "$seeds" | wc -l) - before)) inputs into $seeds"
+  fi
+done
+
+if ((${#failed[@]})); then
+  echo "fuzz: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
