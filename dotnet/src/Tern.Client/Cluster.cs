@@ -147,7 +147,7 @@ public sealed class Cluster : IAsyncDisposable
         }
         orphans.Dispose();
         throw new NodeUnavailableException(
-            $"could not bootstrap from any seed of couchbase://{string.Join(",", parsed.Nodes.Select(n => $"{n.Host}:{n.Port}"))}: " +
+            $"could not bootstrap from any seed of {parsed.Scheme}://{string.Join(",", parsed.Nodes.Select(n => $"{n.Host}:{n.Port}"))}: " +
             string.Join("; ", failures.Select(f => f.Message)), null, failures[0]);
     }
 
