@@ -63,6 +63,14 @@ void write_nodes(Writer& writer, const SingleNodeParams& params) {
     writer.Key("mgmt");
     writer.Uint(*params.mgmt_port);
   }
+  if (params.tls.kv) {
+    writer.Key("kvSSL");
+    writer.Uint(*params.tls.kv);
+  }
+  if (params.tls.mgmt) {
+    writer.Key("mgmtSSL");
+    writer.Uint(*params.tls.mgmt);
+  }
   writer.EndObject();
   writer.Key("thisNode");
   writer.Bool(true);
@@ -158,8 +166,8 @@ ClusterMap ClusterMap::single_node(const SingleNodeParams& params) {
   write_vbucket_server_map(writer, params);
   write_cluster_capabilities(writer);
   writer.EndObject();
-  return ClusterMap(std::string(buffer.GetString(), buffer.GetSize()), params.rev_epoch,
-                    params.rev, std::vector<int>(params.vbucket_count, 0), true);
+  return ClusterMap(std::string(buffer.GetString(), buffer.GetSize()), params.rev_epoch, params.rev,
+                    std::vector<int>(params.vbucket_count, 0), true);
 }
 
 ClusterMap ClusterMap::global(const SingleNodeParams& params) {
@@ -173,8 +181,8 @@ ClusterMap ClusterMap::global(const SingleNodeParams& params) {
   write_nodes(writer, params);
   write_cluster_capabilities(writer);
   writer.EndObject();
-  return ClusterMap(std::string(buffer.GetString(), buffer.GetSize()), params.rev_epoch,
-                    params.rev, {}, true);
+  return ClusterMap(std::string(buffer.GetString(), buffer.GetSize()), params.rev_epoch, params.rev,
+                    {}, true);
 }
 
 std::optional<ClusterMap> ClusterMap::parse(std::string_view json, std::string& error) {
@@ -216,8 +224,8 @@ std::optional<ClusterMap> ClusterMap::parse(std::string_view json, std::string& 
   }
   const auto rows = vbucket_map->value.GetArray();
   if (!is_power_of_two(rows.Size()) || rows.Size() > 65536) {
-    error = "the vbucket count must be a power of two, at most 65536: " +
-            std::to_string(rows.Size());
+    error =
+        "the vbucket count must be a power of two, at most 65536: " + std::to_string(rows.Size());
     return std::nullopt;
   }
   std::vector<int> active;

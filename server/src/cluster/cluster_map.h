@@ -20,9 +20,16 @@
 
 namespace tern::cluster {
 
+// The TLS ports a node serves on, listed as "kvSSL" and "mgmtSSL" while they are open: the
+// SDKs connect over couchbases:// only to nodes that list them.
+struct TlsPorts {
+  std::optional<uint16_t> kv;
+  std::optional<uint16_t> mgmt;
+};
+
 struct SingleNodeParams {
   std::string bucket_name;
-  std::string bucket_uuid;  // 32 lowercase hex digits
+  std::string bucket_uuid;   // 32 lowercase hex digits
   uint16_t kv_port = 11210;  // the real bound KV port: clients connect to it
   int64_t rev_epoch = 1;
   int64_t rev = 1;
@@ -35,6 +42,7 @@ struct SingleNodeParams {
   // it really answers. Without one, nodes[].hostname still reads "$HOST:8091" (the .NET SDK
   // requires it to exist) but no service is advertised, so nothing connects there.
   std::optional<uint16_t> mgmt_port;
+  TlsPorts tls;
 };
 
 // What a bucket of this node can do, in the words of the map's bucketCapabilities (and of
@@ -50,7 +58,8 @@ class ClusterMap {
   //  ("collections",)"durableWrite","xattr","subdoc.AccessDeleted"],
   //  "collectionsManifestUid":"<hex>",
   //  "nodes":[{"hostname":"$HOST:<mgmt>","ports":{"direct":<kv>}}],
-  //  "nodesExt":[{"services":{"kv":<kv>},"thisNode":true,"hostname":"$HOST"}],
+  //  "nodesExt":[{"services":{"kv":<kv>(,"mgmt":..,"kvSSL":..,"mgmtSSL":..)},"thisNode":true,
+  //                "hostname":"$HOST"}],
   //  "vBucketServerMap":{"hashAlgorithm":"CRC","numReplicas":0,"serverList":["$HOST:<kv>"],
   //  "vBucketMap":[[0],...]},"clusterCapabilitiesVer":[1,0],"clusterCapabilities":{}}
   // Throws std::invalid_argument if vbucket_count is not a power of two.

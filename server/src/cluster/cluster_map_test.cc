@@ -89,6 +89,26 @@ TEST(ClusterMap, SingleNodeFieldByField) {
   EXPECT_EQ(map.active_index_per_vbucket(), std::vector<int>(1024, 0));
 }
 
+TEST(ClusterMap, ListsTheManagementAndTlsPortsThatAreOpen) {
+  SingleNodeParams p = params(true);
+  p.mgmt_port = 48091;
+  p.tls = {.kv = 41207, .mgmt = 48092};
+  for (const ClusterMap& map : {ClusterMap::single_node(p), ClusterMap::global(p)}) {
+    const rapidjson::Document doc = parse_json(map.json());
+    const auto& services = doc["nodesExt"][0]["services"];
+    EXPECT_EQ(services.MemberCount(), 4u);
+    EXPECT_EQ(services["kv"].GetInt(), 41210);
+    EXPECT_EQ(services["mgmt"].GetInt(), 48091);
+    EXPECT_EQ(services["kvSSL"].GetInt(), 41207);
+    EXPECT_EQ(services["mgmtSSL"].GetInt(), 48092);
+  }
+  // Each TLS port on its own: one that is off is not listed.
+  p.tls = {.kv = 41207, .mgmt = std::nullopt};
+  const rapidjson::Document kv_only = parse_json(ClusterMap::single_node(p).json());
+  EXPECT_TRUE(kv_only["nodesExt"][0]["services"].HasMember("kvSSL"));
+  EXPECT_FALSE(kv_only["nodesExt"][0]["services"].HasMember("mgmtSSL"));
+}
+
 TEST(ClusterMap, SingleNodeWithoutCollections) {
   const ClusterMap map = ClusterMap::single_node(params(false));
   const rapidjson::Document doc = parse_json(map.json());

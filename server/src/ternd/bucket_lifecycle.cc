@@ -162,15 +162,17 @@ void BucketLifecycle::start_bucket(const state::BucketState& state, std::functio
 }
 
 void BucketLifecycle::install_map(engine::Bucket& bucket) {
-  install_single_node_map(node_, bucket, kv_port_, mgmt_port_);
+  install_single_node_map(node_, bucket, kv_port_, mgmt_port_, tls_ports_);
 }
 
-void BucketLifecycle::set_ports(uint16_t kv_port, std::optional<uint16_t> mgmt_port) {
+void BucketLifecycle::set_ports(uint16_t kv_port, std::optional<uint16_t> mgmt_port,
+                                cluster::TlsPorts tls) {
   std::lock_guard lock(mutex_);
   kv_port_ = kv_port;
   mgmt_port_ = mgmt_port;
+  tls_ports_ = tls;
   ports_known_ = true;
-  install_global_map(node_, kv_port, mgmt_port);
+  install_global_map(node_, kv_port, mgmt_port, tls);
   for (const auto& bucket : node_.buckets()) install_map(*bucket);
 }
 

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/cluster_map.h"
 #include "commands/node.h"
 #include "config/file_config.h"
 #include "executor/executor_pool.h"
@@ -53,7 +54,7 @@ class BucketLifecycle final : public http::NodeAdmin {
 
   // The ports the cluster maps list; installs every bucket's map. Call once the ports are
   // bound, before serving; buckets created afterwards get theirs at once.
-  void set_ports(uint16_t kv_port, std::optional<uint16_t> mgmt_port);
+  void set_ports(uint16_t kv_port, std::optional<uint16_t> mgmt_port, cluster::TlsPorts tls = {});
 
   // A clean stop: stops every bucket's tasks and writes what persistent buckets still have
   // queued (Persistence::flush_before_exit). Idempotent.
@@ -94,6 +95,7 @@ class BucketLifecycle final : public http::NodeAdmin {
   executor::OwnerId next_owner_ = 1;          // 0 is the server's own tasks
   uint16_t kv_port_ = 0;
   std::optional<uint16_t> mgmt_port_;
+  cluster::TlsPorts tls_ports_;
   bool ports_known_ = false;
   bool stopped_ = false;
 };

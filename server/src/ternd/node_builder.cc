@@ -138,13 +138,14 @@ std::unique_ptr<engine::Bucket> build_bucket(const Options& options, const confi
 }
 
 void install_single_node_map(commands::Node& node, engine::Bucket& bucket, uint16_t kv_port,
-                             std::optional<uint16_t> mgmt_port) {
+                             std::optional<uint16_t> mgmt_port, cluster::TlsPorts tls) {
   const std::shared_ptr<const cluster::ClusterMap> current = bucket.cluster_map();
   cluster::SingleNodeParams params;
   params.bucket_name = bucket.name();
   params.bucket_uuid = bucket.uuid();
   params.kv_port = kv_port;
   params.mgmt_port = mgmt_port;
+  params.tls = tls;
   params.rev_epoch = current ? current->epoch() : node.clock().unix_seconds();
   params.rev = current ? current->rev() + 1 : 1;
   params.collections_manifest_uid = bucket.manifest().uid();
@@ -152,11 +153,12 @@ void install_single_node_map(commands::Node& node, engine::Bucket& bucket, uint1
   node.install_cluster_map(bucket, cluster::ClusterMap::single_node(params));
 }
 
-void install_global_map(commands::Node& node, uint16_t kv_port,
-                        std::optional<uint16_t> mgmt_port) {
+void install_global_map(commands::Node& node, uint16_t kv_port, std::optional<uint16_t> mgmt_port,
+                        cluster::TlsPorts tls) {
   cluster::SingleNodeParams params;
   params.kv_port = kv_port;
   params.mgmt_port = mgmt_port;
+  params.tls = tls;
   params.rev_epoch = node.clock().unix_seconds();
   params.rev = 1;
   node.set_global_map(cluster::ClusterMap::global(params));

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/cluster_map.h"
 #include "cluster/collections_manifest.h"
 #include "commands/node.h"
 #include "config/file_config.h"
@@ -40,15 +41,15 @@ std::unique_ptr<engine::Bucket> build_bucket(const Options& options, const confi
                                              executor::OwnerId owner, const std::string& directory);
 
 // Gives `bucket` the map of a one-node cluster served on `kv_port` (and `mgmt_port`, when the
-// management port is on): all vbuckets here, collectionsManifestUid the bucket's. The first
-// map's revEpoch is the start time, so a client that remembers a map from an earlier run
-// takes the new one as newer; each later one raises rev by one.
+// management port is on, and the open TLS ports): all vbuckets here, collectionsManifestUid the
+// bucket's. The first map's revEpoch is the start time, so a client that remembers a map from an
+// earlier run takes the new one as newer; each later one raises rev by one.
 void install_single_node_map(commands::Node& node, engine::Bucket& bucket, uint16_t kv_port,
-                             std::optional<uint16_t> mgmt_port);
+                             std::optional<uint16_t> mgmt_port, cluster::TlsPorts tls = {});
 
 // Gives the node its map without a bucket (cluster::ClusterMap::global): the node's services
 // for connections that selected no bucket.
-void install_global_map(commands::Node& node, uint16_t kv_port,
-                        std::optional<uint16_t> mgmt_port);
+void install_global_map(commands::Node& node, uint16_t kv_port, std::optional<uint16_t> mgmt_port,
+                        cluster::TlsPorts tls = {});
 
 }  // namespace tern::ternd
