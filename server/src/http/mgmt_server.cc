@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "http/route_groups.h"
+#include "tls/tls_context.h"
 
 namespace tern::http {
 
@@ -37,10 +38,22 @@ void set_up_listener_thread() {
   setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kHttpNice);
 }
 
+std::unique_ptr<httplib::Server> make_server(const tls::TlsContext* tls) {
+  if (tls == nullptr) return std::make_unique<httplib::Server>();
+  // The SSL_CTX is cpp-httplib's; the context installs its own pair and policy into it, and
+  // each handshake takes the current pair, so a reload reaches this port too.
+  auto server = std::make_unique<httplib::SSLServer>([tls](SSL_CTX& ctx) {
+    tls->adopt(ctx);
+    return true;
+  });
+  if (!server->is_valid()) throw std::runtime_error("management TLS port: no TLS context");
+  return server;
+}
+
 }  // namespace
 
 MgmtServer::MgmtServer(const MgmtServerConfig& config, MgmtContext& context)
-    : server_(std::make_unique<httplib::Server>()) {
+    : server_(make_server(config.tls)) {
   const unsigned threads = config.threads;
   server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   server_->set_payload_max_length(kMaxBodyBytes);
@@ -71,11 +84,11 @@ MgmtServer::MgmtServer(const MgmtServerConfig& config, MgmtContext& context)
                                             ? static_cast<int>(config.port)
                                             : -1);
   if (bound <= 0) {
-    throw std::runtime_error(
-        fmt::format("management port: cannot listen on {}:{}", config.listen, config.port));
+    throw std::runtime_error(fmt::format("management {}port: cannot listen on {}:{}",
+                                         config.tls ? "TLS " : "", config.listen, config.port));
   }
   port_ = static_cast<uint16_t>(bound);
-  context.address.mgmt_port = port_;
+  if (config.tls == nullptr) context.address.mgmt_port = port_;
 }
 
 MgmtServer::~MgmtServer() {

@@ -1,8 +1,9 @@
 #pragma once
 // The management port: Couchbase's cluster-manager REST subset, /metrics and the console,
-// over HTTP on its own threads (cpp-httplib's pool), so the KV worker loops never run a
-// management request and a flood of them cannot stall the KV port's loops. Its threads run
-// at a lower scheduling priority than the KV port's for the same reason.
+// over HTTP (or HTTPS, for the management TLS port: same routes, same logins) on its own threads
+// (cpp-httplib's pool), so the KV worker loops never run a management request and a flood of them
+// cannot stall the KV port's loops. Its threads run at a lower scheduling priority than the KV
+// port's for the same reason.
 //
 // Limits: a body over kMaxBodyBytes answers 413; a request that does not arrive whole within
 // read_timeout, or a connection idle for idle_timeout, is closed.
@@ -21,6 +22,10 @@ namespace httplib {
 class Server;
 }
 
+namespace tern::tls {
+class TlsContext;
+}
+
 namespace tern::http {
 
 inline constexpr size_t kMaxBodyBytes = 1024 * 1024;
@@ -35,13 +40,16 @@ struct MgmtServerConfig {
   // the next requests for the full timeout (the console's page took 20 s to load).
   std::chrono::seconds idle_timeout{2};
   unsigned threads = 8;  // at least a browser's six connections to one host
+  // With a context, which must outlive the server, it speaks HTTPS with the context's
+  // certificate (following its reloads) and client-certificate policy.
+  const tls::TlsContext* tls = nullptr;
 };
 
 class MgmtServer {
  public:
   // Registers every route and binds the port; throws std::runtime_error naming the address
   // when it cannot bind. `context` must outlive the server; its address.mgmt_port is set to
-  // the bound port. Serving starts with start().
+  // the bound port (of a plain HTTP server). Serving starts with start().
   MgmtServer(const MgmtServerConfig& config, MgmtContext& context);
   ~MgmtServer();  // stops serving and joins its threads
   MgmtServer(const MgmtServer&) = delete;

@@ -218,17 +218,20 @@ void Connection::learn_security() {
   if (security == nullptr) return;
   session_.secure = true;
   if (security->client_certificate) {
-    // Mutual TLS: the session logs in as the user the certificate names (commands/).
-    // CLIENT CERTIFICATE LOGIN: the call into commands::Session goes here.
-    spdlog::debug("connection from {} presented client certificate {}", peer_,
-                  security->client_certificate->subject);
+    // Mutual TLS: the session logs in as the user the certificate names; a certificate that
+    // names no user is refused (the session logs its subject), as Couchbase does.
+    const tls::PeerCertificate& certificate = *security->client_certificate;
+    if (!session_.authenticate_by_certificate(certificate.user, certificate.subject)) close();
   }
 }
 
 void Connection::received(size_t n) {
   reading_ = false;
   if (closed_) return;
-  if (!security_learned_) learn_security();
+  if (!security_learned_) {
+    learn_security();
+    if (closed_) return;
+  }
   stats_.add(ServerCounter::bytes_read, static_cast<int64_t>(n));
   input_.commit(n);
   pump();

@@ -2,6 +2,7 @@
 
 #include <csignal>
 #include <memory>
+#include <stdexcept>
 
 #include <spdlog/spdlog.h>
 
@@ -12,8 +13,9 @@ namespace tern::net {
 
 namespace {
 
-asio::ip::tcp::acceptor bound_acceptor(asio::io_context& loop, const ServerConfig& config) {
-  asio::ip::tcp::endpoint endpoint(asio::ip::make_address(config.listen), config.port);
+asio::ip::tcp::acceptor bound_acceptor(asio::io_context& loop, const ServerConfig& config,
+                                       uint16_t port) {
+  asio::ip::tcp::endpoint endpoint(asio::ip::make_address(config.listen), port);
   asio::ip::tcp::acceptor acceptor(loop, endpoint.protocol());
   acceptor.set_option(asio::socket_base::reuse_address(true));
   acceptor.bind(endpoint);
@@ -35,10 +37,15 @@ Server::Server(const ServerConfig& config, commands::Dispatcher& dispatcher, std
     : config_(config),
       dispatcher_(dispatcher),
       stats_(std::move(version), std::max(config.threads, 1u)),
-      acceptor_(bound_acceptor(acceptor_loop_, config)),
+      plain_{bound_acceptor(acceptor_loop_, config, config.port), nullptr,
+             asio::steady_timer(acceptor_loop_)},
       signals_(acceptor_loop_, SIGINT, SIGTERM),
-      retry_timer_(acceptor_loop_),
       workers_(std::move(loops)) {
+  if (config.tls_port) {
+    if (config.tls == nullptr) throw std::invalid_argument("a TLS port needs a TLS context");
+    tls_.emplace(Listener{bound_acceptor(acceptor_loop_, config, *config.tls_port), config.tls,
+                          asio::steady_timer(acceptor_loop_)});
+  }
   dispatcher_.node().set_cluster_map_listener(
       [this](engine::Bucket& bucket) { notify_cluster_map(bucket); });
 }
@@ -52,13 +59,33 @@ void Server::notify_cluster_map(engine::Bucket& bucket) {
   }
 }
 
-void Server::run() {
+std::optional<asio::ip::tcp::endpoint> Server::tls_endpoint() const {
+  if (!tls_) return std::nullopt;
+  return tls_->acceptor.local_endpoint();
+}
+
+void Server::on_hangup(std::function<void()> handler) {
+  on_hangup_ = std::move(handler);
+  signals_.add(SIGHUP);
+}
+
+void Server::wait_for_signal() {
   signals_.async_wait([this](const asio::error_code& error, int signal) {
     if (error) return;
+    if (signal == SIGHUP) {
+      on_hangup_();
+      wait_for_signal();
+      return;
+    }
     spdlog::info("signal {} received: shutting down", signal);
     shut_down();
   });
-  accept_next();
+}
+
+void Server::run() {
+  wait_for_signal();
+  accept_next(plain_);
+  if (tls_) accept_next(*tls_);
   acceptor_loop_.run();
   workers_->stop();
   spdlog::info("stopped");
@@ -70,40 +97,42 @@ void Server::stop() {
 
 void Server::shut_down() {
   asio::error_code ignored;
-  acceptor_.close(ignored);
   signals_.cancel(ignored);
-  retry_timer_.cancel();
+  for (Listener* listener : {&plain_, tls_ ? &*tls_ : nullptr}) {
+    if (listener == nullptr) continue;
+    listener->acceptor.close(ignored);
+    listener->retry_timer.cancel();
+  }
 }
 
-void Server::accept_next() {
-  acceptor_.async_accept(acceptor_loop_,
-                         [this](const asio::error_code& error, asio::ip::tcp::socket socket) {
-                           on_accept(error, std::move(socket));
-                         });
+void Server::accept_next(Listener& listener) {
+  listener.acceptor.async_accept(acceptor_loop_, [this, &listener](const asio::error_code& error,
+                                                                   asio::ip::tcp::socket socket) {
+    on_accept(listener, error, std::move(socket));
+  });
 }
 
-void Server::on_accept(const asio::error_code& error, asio::ip::tcp::socket socket) {
-  if (!acceptor_.is_open()) return;
+void Server::on_accept(Listener& listener, const asio::error_code& error,
+                       asio::ip::tcp::socket socket) {
+  if (!listener.acceptor.is_open()) return;
   if (error) {
     // Out of descriptors or a similar transient failure: back off instead of spinning.
     spdlog::warn("accept failed: {}", error.message());
-    retry_timer_.expires_after(std::chrono::milliseconds(100));
-    retry_timer_.async_wait([this](const asio::error_code& timer_error) {
-      if (!timer_error && acceptor_.is_open()) accept_next();
+    listener.retry_timer.expires_after(std::chrono::milliseconds(100));
+    listener.retry_timer.async_wait([this, &listener](const asio::error_code& timer_error) {
+      if (!timer_error && listener.acceptor.is_open()) accept_next(listener);
     });
     return;
   }
   if (stats_.curr_connections() >= config_.max_connections) {
     stats_.connection_rejected();
-    spdlog::debug("refusing a connection: {} connections already open",
-                  stats_.curr_connections());
+    spdlog::debug("refusing a connection: {} connections already open", stats_.curr_connections());
     asio::error_code ignored;
     socket.close(ignored);
   } else {
     WorkerLoop& loop = workers_->next();
-    auto connection = std::make_shared<Connection>(loop.gate(), dispatcher_,
-                                                   config_.max_item_size, stats_,
-                                                   peer_name(socket));
+    auto connection = std::make_shared<Connection>(loop.gate(), dispatcher_, config_.max_item_size,
+                                                   stats_, peer_name(socket), listener.tls);
     {
       std::lock_guard lock(connections_mutex_);
       std::erase_if(connections_, [](const auto& weak) { return weak.expired(); });
@@ -121,7 +150,7 @@ void Server::on_accept(const asio::error_code& error, asio::ip::tcp::socket sock
       loop.serve(fd, std::move(connection));
     }
   }
-  accept_next();
+  accept_next(listener);
 }
 
 }  // namespace tern::net

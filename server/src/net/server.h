@@ -1,10 +1,14 @@
 #pragma once
-// The TCP server: accepts connections (on a loop of its own), refuses those past the limit,
-// hands the rest round-robin to the worker loops (of either I/O backend, net/worker_loops.h), and shuts down cleanly on SIGINT/SIGTERM or stop().
+// The TCP server: accepts connections (on a loop of its own) on its port and, when configured,
+// its TLS port; refuses those past the limit (both ports together), hands the rest
+// round-robin to the worker loops (of either I/O backend, net/worker_loops.h), and shuts
+// down cleanly on SIGINT/SIGTERM or stop().
 // When a bucket's cluster map changes, it has every connection that subscribed told.
 
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,11 +35,17 @@ class Server {
   Server& operator=(const Server&) = delete;
 
   // The address and port actually bound (the port chosen when config.port was 0).
-  asio::ip::tcp::endpoint local_endpoint() const { return acceptor_.local_endpoint(); }
+  asio::ip::tcp::endpoint local_endpoint() const { return plain_.acceptor.local_endpoint(); }
+  // The TLS port's, when there is one.
+  std::optional<asio::ip::tcp::endpoint> tls_endpoint() const;
 
   // Serves on the calling thread until a signal or stop(), then closes every connection
   // and joins the workers.
   void run();
+
+  // Has `handler` called on the acceptor's thread at each SIGHUP from now on, which then no
+  // longer ends the process (ternd reloads its TLS certificate). Call before run().
+  void on_hangup(std::function<void()> handler);
 
   // Ends run(). Safe from any thread.
   void stop();
@@ -44,8 +54,16 @@ class Server {
   ServerStats& stats() { return stats_; }
 
  private:
-  void accept_next();
-  void on_accept(const asio::error_code& error, asio::ip::tcp::socket socket);
+  // One listening port, and what its connections speak.
+  struct Listener {
+    asio::ip::tcp::acceptor acceptor;
+    const tls::TlsContext* tls;  // null: plain TCP
+    asio::steady_timer retry_timer;
+  };
+
+  void accept_next(Listener& listener);
+  void on_accept(Listener& listener, const asio::error_code& error, asio::ip::tcp::socket socket);
+  void wait_for_signal();
   void shut_down();
   void notify_cluster_map(engine::Bucket& bucket);
 
@@ -53,9 +71,10 @@ class Server {
   commands::Dispatcher& dispatcher_;
   ServerStats stats_;  // outlives the workers: connections count themselves out of it
   asio::io_context acceptor_loop_{1};
-  asio::ip::tcp::acceptor acceptor_;
+  Listener plain_;
+  std::optional<Listener> tls_;
   asio::signal_set signals_;
-  asio::steady_timer retry_timer_;
+  std::function<void()> on_hangup_;
   std::unique_ptr<WorkerLoops> workers_;
   std::mutex connections_mutex_;
   std::vector<std::weak_ptr<Connection>> connections_;  // guarded; may hold closed ones

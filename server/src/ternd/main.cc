@@ -28,6 +28,7 @@
 #include "ternd/options.h"
 #include "ternd/settings_stats.h"
 #include "ternd/teardown_signals.h"
+#include "ternd/tls_setup.h"
 #include "ternd/version.h"
 
 namespace {
@@ -65,6 +66,8 @@ int main(int argc, char** argv) {
     if (!tern::ternd::resolve_tls(*options)) {
       spdlog::info("TLS ports off: no certificate (--tls-certificate or [tls] certificate)");
     }
+    // Before the listeners, which use it, and so that a bad file stops start-up at once.
+    const std::unique_ptr<tern::tls::TlsContext> tls = tern::ternd::make_tls_context(*options);
     // Background work: in each bucket, expired items are swept out, and memory pressure
     // wakes the evictor; persistent buckets warm up, flush and time durable writes out.
     // Declared before the node and the buckets' owner, so that it outlives the buckets,
@@ -86,10 +89,13 @@ int main(int argc, char** argv) {
     server_config.threads = options->threads;
     server_config.max_item_size = options->max_item_size;
     server_config.max_connections = options->max_connections;
+    server_config.tls_port = options->tls_port;
+    server_config.tls = tls.get();
     tern::ternd::IoBackend io = options->io;
     auto loops = tern::ternd::start_worker_loops(io, options->threads);
     tern::net::Server server(server_config, dispatcher, kVersion, std::move(loops));
-    teardown_signals.hold();
+    if (tls) server.on_hangup([&tls] { tern::ternd::reload_tls(*tls); });
+    teardown_signals.hold(/*hangup=*/tls != nullptr);
 
     auto endpoint = server.local_endpoint();
     tern::http::MgmtContext mgmt_context{*node, buckets, {options->listen, endpoint.port(), 0}, {}};
@@ -97,15 +103,26 @@ int main(int argc, char** argv) {
     mgmt_context.metrics_text = [&node, &dispatcher] {
       return tern::commands::render_prometheus(*node, dispatcher.stat_providers());
     };
-    std::unique_ptr<tern::http::MgmtServer> mgmt;
-    if (options->mgmt_port) {
+    // The management port, and its twin over TLS: same routes, same context.
+    auto management_port =
+        [&](std::optional<uint16_t> port,
+            const tern::tls::TlsContext* with) -> std::unique_ptr<tern::http::MgmtServer> {
+      if (!port) return nullptr;
       tern::http::MgmtServerConfig mgmt_config;
       mgmt_config.listen = options->listen;
-      mgmt_config.port = *options->mgmt_port;
+      mgmt_config.port = *port;
       mgmt_config.idle_timeout = std::chrono::seconds(options->mgmt_idle_timeout);
-      mgmt = std::make_unique<tern::http::MgmtServer>(mgmt_config, mgmt_context);
-    }
-    buckets.set_ports(endpoint.port(), mgmt ? std::optional<uint16_t>(mgmt->port()) : std::nullopt);
+      mgmt_config.tls = with;
+      return std::make_unique<tern::http::MgmtServer>(mgmt_config, mgmt_context);
+    };
+    std::unique_ptr<tern::http::MgmtServer> mgmt = management_port(options->mgmt_port, nullptr);
+    std::unique_ptr<tern::http::MgmtServer> mgmt_tls =
+        management_port(options->mgmt_tls_port, tls.get());
+    const std::optional<asio::ip::tcp::endpoint> tls_endpoint = server.tls_endpoint();
+    buckets.set_ports(
+        endpoint.port(), mgmt ? std::optional<uint16_t>(mgmt->port()) : std::nullopt,
+        {.kv = tls_endpoint ? std::optional<uint16_t>(tls_endpoint->port()) : std::nullopt,
+         .mgmt = mgmt_tls ? std::optional<uint16_t>(mgmt_tls->port()) : std::nullopt});
     tern::ternd::SettingsStats settings(*options, endpoint.port());
     dispatcher.add_stat_provider(server.stats());
     dispatcher.add_stat_provider(settings);
@@ -118,11 +135,18 @@ int main(int argc, char** argv) {
       spdlog::info("management port listening on {}",
                    endpoint_text({endpoint.address(), mgmt->port()}));
     }
+    if (tls_endpoint) spdlog::info("TLS listening on {}", endpoint_text(*tls_endpoint));
+    if (mgmt_tls) {
+      mgmt_tls->start();
+      spdlog::info("management TLS port listening on {}",
+                   endpoint_text({endpoint.address(), mgmt_tls->port()}));
+    }
     server.run();
 
     // No management request changes anything from here on; then every bucket's tasks stop
     // and what persistent buckets still have queued is written.
     mgmt.reset();
+    mgmt_tls.reset();
     buckets.stop_all();
   } catch (const std::exception& error) {
     spdlog::error("ternd: {}", error.what());

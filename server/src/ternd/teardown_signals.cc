@@ -14,12 +14,14 @@ TeardownSignals::~TeardownSignals() {
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 }
 
-void TeardownSignals::hold() {
+void TeardownSignals::hold(bool hangup) {
   signals_.add(SIGINT);
   signals_.add(SIGTERM);
+  if (hangup) signals_.add(SIGHUP);
 }
 
 }  // namespace tern::ternd
