@@ -10,7 +10,11 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
+
+#include "config/durability_levels.h"
+#include "config/names.h"
 
 namespace tern::state {
 
@@ -158,10 +162,21 @@ cluster::CollectionsManifest read_manifest(const Reader& in, const rapidjson::Va
   }
 }
 
+// Whether `name` names one entry of the data directory: ternd joins it to the data
+// directory's path and removes what that names, so "", ".", "..", and anything with a '/'
+// (an absolute path too) would reach outside the bucket's own directory.
+bool is_plain_name(std::string_view name) {
+  return !name.empty() && name != "." && name != ".." &&
+         name.find_first_of(std::string_view("/\0", 2)) == std::string_view::npos;
+}
+
 BucketState read_bucket(const Reader& in, const rapidjson::Value& value) {
   BucketState bucket;
   config::BucketSpec& settings = bucket.settings;
   settings.name = in.text(value, "name", "bucket");
+  if (const std::optional<std::string> problem = config::bucket_name_problem(settings.name)) {
+    in.fail(fmt::format("bucket name '{}' {}", settings.name, *problem));
+  }
   const std::string where = fmt::format("bucket '{}'", settings.name);
   const std::string type = in.text(value, "type", where);
   if (type != "couchbase" && type != "ephemeral") in.fail(where + ": unknown type " + type);
@@ -175,7 +190,16 @@ BucketState read_bucket(const Reader& in, const rapidjson::Value& value) {
   settings.flush_enabled = in.flag(value, "flush_enabled", where);
   settings.max_ttl_seconds = static_cast<uint32_t>(in.number(value, "max_ttl", where, kMaxU32));
   settings.durability_min_level = in.text(value, "durability_min_level", where);
+  if (!config::durability_level_number(settings.durability_min_level)) {
+    in.fail(where + ": unknown durability_min_level " + settings.durability_min_level);
+  }
   bucket.directory = in.text(value, "directory", where);
+  if (settings.type == config::BucketType::Couchbase && bucket.directory.empty()) {
+    in.fail(where + ": a couchbase bucket needs a directory");
+  }
+  if (!bucket.directory.empty() && !is_plain_name(bucket.directory)) {
+    in.fail(where + ": directory '" + bucket.directory + "' is not a name in the data directory");
+  }
   bucket.manifest = read_manifest(in, in.member(value, "manifest", where), where + ".manifest");
   return bucket;
 }
@@ -221,12 +245,27 @@ NodeState parse_node_state(std::string_view json, std::string_view source) {
     in.fail(fmt::format("version is not {}: written by another ternd", kVersion));
   }
   NodeState state;
+  std::set<std::string> names;
+  std::set<std::string> directories;
   for (const rapidjson::Value& bucket : in.array(document, "buckets", "state")) {
-    state.buckets.push_back(read_bucket(in, bucket));
+    BucketState read = read_bucket(in, bucket);
+    // Two buckets of one name, or on one directory, would be one bucket twice.
+    if (!names.insert(read.settings.name).second) {
+      in.fail(fmt::format("bucket '{}' is listed twice", read.settings.name));
+    }
+    if (!read.directory.empty() && !directories.insert(read.directory).second) {
+      in.fail(fmt::format("bucket '{}': directory '{}' is another bucket's", read.settings.name,
+                          read.directory));
+    }
+    state.buckets.push_back(std::move(read));
   }
   for (const rapidjson::Value& directory : in.array(document, "pending_removal", "state")) {
     if (!directory.IsString()) in.fail("pending_removal holds a non-string");
-    state.pending_removal.emplace_back(directory.GetString(), directory.GetStringLength());
+    std::string name(directory.GetString(), directory.GetStringLength());
+    if (!is_plain_name(name)) {
+      in.fail("pending_removal: '" + name + "' is not a name in the data directory");
+    }
+    state.pending_removal.push_back(std::move(name));
   }
   return state;
 }
