@@ -97,6 +97,9 @@ void check_request(const protocol::Frame& frame, const commands::FeatureSet& fea
       commands::find_command(protocol::loud_variant(static_cast<protocol::Opcode>(frame.opcode)));
   if (spec == nullptr) return;
   if (commands::check_shape(*spec, frame, features) != protocol::Status::Success) return;
+  TERN_FUZZ_CHECK(frame.key.size() <= commands::kMaxPrefixedKeyLength);
+  TERN_FUZZ_CHECK(spec->key != commands::KeyRule::Required || !frame.key.empty());
+  TERN_FUZZ_CHECK(spec->takes_value || frame.value.empty());
   commands::FrameInfoRequests requests;
   const protocol::Status infos = commands::check_frame_infos(*spec, frame, features, requests);
   if (infos == protocol::Status::Success && requests.durability.level != 0) {
