@@ -244,6 +244,13 @@ const std::vector<LookupCase>& lookup_cases() {
        {{kGet, "meta", kXattr}, {kGet, "a"}, {kExists, "a"}, {kCount, ""}, {kGetDoc, ""}},
        {ok("7"), fail(Status::SubdocDocNotJson), fail(Status::SubdocDocNotJson),
         fail(Status::SubdocDocNotJson), ok("\x01\x02 not json")}},
+      // A body a client declared JSON that is not (stored as declared): the first walk that
+      // meets the bad text fails, and so does every later one (dispatcher_fuzz's finding: the
+      // second spec's walk crashed ternd).
+      {"DeclaredJsonThatIsNot", R"({"a":1,"b":[1,})", {}, true,
+       {{kGet, "c"}, {kExists, "d"}, {kCount, ""}, {kGetDoc, ""}},
+       {fail(Status::SubdocDocNotJson), fail(Status::SubdocDocNotJson),
+        fail(Status::SubdocDocNotJson), ok(R"({"a":1,"b":[1,})")}},
       // XATTRs: the path starts with the attribute's key.
       {"XattrWhole", kDoc, {{"meta", R"({"rev":2,"tags":["a","b"]})"}}, true,
        {{kGet, "meta", kXattr}}, {ok(R"({"rev":2,"tags":["a","b"]})")}},

@@ -41,7 +41,8 @@ Status JsonDocument::load(std::string_view json) {
     state.buffer = std::make_unique_for_overwrite<char[]>(capacity);
     state.capacity = capacity;
   }
-  std::memcpy(state.buffer.get(), json.data(), json.size());
+  // std::copy, not memcpy: an empty view may have no data pointer at all.
+  std::copy(json.begin(), json.end(), state.buffer.get());
   std::memset(state.buffer.get() + json.size(), 0, simdjson::SIMDJSON_PADDING);
   // Indexing (simdjson's stage 1) checks UTF-8 and that strings close; the grammar is checked
   // where an operation walks.

@@ -69,7 +69,8 @@ class JsonDocument {
   // SubdocPathMismatch (the path asks a member of a non-object, an element of a non-array,
   // or Count of a primitive), SubdocDocE2deep (the path reaches below level kMaxDepth, the
   // root being level 1), SubdocPathEinval (an empty path for Get), SubdocDocNotJson (the walk
-  // meets text that is not JSON). Keys are compared with the document's keys unescaped; of
+  // meets text that is not JSON; once one operation has, every later one on this load
+  // answers it too, wherever its path goes). Keys are compared with the document's keys unescaped; of
   // two equal keys the first counts.
   protocol::Status lookup(Lookup op, const Path& path, std::string_view& value,
                           std::string& scratch) const;

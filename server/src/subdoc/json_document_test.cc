@@ -554,6 +554,9 @@ TEST(JsonDocumentTest, ADocumentThatIsNotJsonFailsToLoadAndLeavesNothing) {
   EXPECT_EQ(document.load("\"\xff\""), Status::SubdocDocNotJson);
   EXPECT_EQ(document.text(), "");
   EXPECT_EQ(document.load(""), Status::SubdocDocNotJson);
+  // A view with no data pointer (subdoc_fuzz's first finding: memcpy from null, which UBSan
+  // refuses even for no bytes).
+  EXPECT_EQ(document.load(std::string_view()), Status::SubdocDocNotJson);
   EXPECT_EQ(document.load(R"({"a":"unterminated)"), Status::SubdocDocNotJson);
   std::string_view value;
   std::string scratch;
@@ -577,6 +580,31 @@ TEST(JsonDocumentTest, GrammarErrorsOnTheWayAreDocNotJson) {
     const Path path = parsed(text[0] == '[' ? "[1]" : "a");
     EXPECT_EQ(document.lookup(Lookup::Get, path, value, scratch), Status::SubdocDocNotJson);
   }
+}
+
+// subdoc_fuzz's finding: a walk that meets text that is not JSON leaves simdjson's iterator
+// unable to walk again, and the next operation on the same load dereferenced null (a
+// multi-lookup on a body a client declared JSON crashed ternd). Every later operation now
+// answers DocNotJson, even one whose path stops before the bad text.
+TEST(JsonDocumentTest, AfterAWalkMetTextThatIsNotJsonEveryOperationIsDocNotJson) {
+  JsonDocument document;
+  std::string_view value;
+  std::string scratch;
+  std::string out;
+  std::string result;
+  ASSERT_EQ(document.load(R"({"a":1,"b":[1,})"), Status::Success);
+  EXPECT_EQ(document.lookup(Lookup::Get, parsed("a"), value, scratch), Status::Success);
+  EXPECT_EQ(value, "1");
+  EXPECT_EQ(document.lookup(Lookup::Get, parsed("c"), value, scratch), Status::SubdocDocNotJson);
+  EXPECT_EQ(document.lookup(Lookup::Get, parsed("a"), value, scratch), Status::SubdocDocNotJson);
+  EXPECT_EQ(document.lookup(Lookup::Exists, {}, value, scratch), Status::SubdocDocNotJson);
+  EXPECT_EQ(document.mutate(Mutation::DictUpsert, parsed("a"), "2", false, out, result),
+            Status::SubdocDocNotJson);
+  std::vector<JsonDocument::Member> members;
+  EXPECT_EQ(document.members(members), Status::SubdocDocNotJson);
+  // Loading again gives a document that walks.
+  ASSERT_EQ(document.load(R"({"a":1})"), Status::Success);
+  EXPECT_EQ(document.lookup(Lookup::Get, parsed("a"), value, scratch), Status::Success);
 }
 
 TEST(JsonDocumentTest, MutationsChainThroughLoadingTheirOutput) {

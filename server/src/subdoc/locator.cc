@@ -47,6 +47,9 @@ struct Locator::Child {
 
 Status Locator::locate(const Path& path, Location& out) {
   out = Location{};
+  // A walk that met text that is not JSON abandons simdjson's iterator (it forgets its
+  // parser, and rewinding would dereference null): the document is known not to be JSON.
+  if (!document_.is_alive()) return Status::SubdocDocNotJson;
   document_.rewind();
   json_type type;
   if (document_.type().get(type)) return Status::SubdocDocNotJson;

@@ -61,7 +61,8 @@ class Locator {
   // Walks `path` from the root (rewinding the iterator first). Success whether or not the
   // value is there (see Location); SubdocPathMismatch when a component asks a member of a
   // non-object or an element of a non-array, SubdocDocE2deep when the value would lie
-  // below kMaxDepth, SubdocDocNotJson when the walk meets text that is not JSON.
+  // below kMaxDepth, SubdocDocNotJson when the walk meets text that is not JSON (or an
+  // earlier walk over this document did: simdjson's iterator then cannot walk again).
   protocol::Status locate(const Path& path, Location& out);
 
   // The exact bytes of a found value, whitespace around it excluded. Spends the value.
