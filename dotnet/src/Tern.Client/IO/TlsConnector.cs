@@ -111,7 +111,7 @@ internal sealed class TlsConnector(TlsSettings settings, ICertificateFactory? cl
             {
                 accepted = callback(sender, certificate, chain, errors);
                 if (!accepted)
-                    _refusal = $"KvCertificateValidationCallback refused it ({Describe(errors, certificate, chain)})";
+                    _refusal = $"the KvCertificateValidationCallback refused it ({Describe(errors, certificate, chain)})";
                 return accepted;
             }
             accepted = errors == SslPolicyErrors.None;

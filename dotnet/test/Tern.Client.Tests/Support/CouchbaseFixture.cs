@@ -21,7 +21,7 @@ public class CouchbaseFixture : IAsyncLifetime
 
     public Bucket Bucket { get; private set; } = null!;
 
-    public string ConnectionString => Server.CouchbaseConnectionString;
+    public virtual string ConnectionString => Server.CouchbaseConnectionString;
 
     /// <summary>The options every couchbase:// test starts from: the dev credentials, a KV timeout generous enough for a busy machine.</summary>
     public static ClusterOptions Options(string password = Password) => new()
@@ -34,10 +34,13 @@ public class CouchbaseFixture : IAsyncLifetime
 
     protected virtual Task<ServerProcess> StartServerAsync() => ServerProcess.StartTerndAsync(ServerProcess.DevConfigPath);
 
+    /// <summary>The options of the fixture's own cluster.</summary>
+    protected virtual ClusterOptions ClientOptions() => Options();
+
     public async Task InitializeAsync()
     {
         Server = await StartServerAsync();
-        Cluster = await Cluster.ConnectAsync(Server.CouchbaseConnectionString, Options());
+        Cluster = await Cluster.ConnectAsync(ConnectionString, ClientOptions());
         Bucket = Cluster.Bucket(BucketName);
         await Bucket.WaitUntilReadyAsync(ReadyTimeout);
     }

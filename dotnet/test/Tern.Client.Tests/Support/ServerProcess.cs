@@ -13,7 +13,8 @@ namespace Tern.Client.Tests.Support;
 /// files), kept across <see cref="RestartAsync"/> and removed by <see cref="DisposeAsync"/>.
 /// A ternd started with <c>holdableFsync</c> runs under hold_fsync (server/test/tools): between
 /// <see cref="HoldFsync"/> and <see cref="ReleaseFsync"/> none of its fsyncs returns, so it
-/// persists nothing.
+/// persists nothing. A ternd started with <see cref="TerndTls"/> serves TLS too, on
+/// <see cref="TlsPort"/> (KV) and, with a management port, <see cref="ManagementTlsPort"/>.
 /// </summary>
 public sealed partial class ServerProcess : IAsyncDisposable
 {
@@ -27,11 +28,18 @@ public sealed partial class ServerProcess : IAsyncDisposable
     private readonly string? _dataDirectory;
     private readonly string? _holdFile;
     private readonly string _managementPort;
+    private readonly TerndTls? _tls;
+    private readonly List<string> _log;
     private Process _process;
 
     private ServerProcess(string kind, Process process, int port, string? config = null, string? dataDirectory = null,
-        string? holdFile = null, string managementPort = "none", int? boundManagementPort = null)
+        string? holdFile = null, string managementPort = "none", int? boundManagementPort = null, TerndTls? tls = null,
+        TerndPorts? tlsPorts = null, List<string>? log = null)
     {
+        _log = log ?? [];
+        _tls = tls;
+        TlsPort = tlsPorts?.Kv;
+        ManagementTlsPort = tlsPorts?.Management;
         _kind = kind;
         _process = process;
         Port = port;
@@ -46,6 +54,26 @@ public sealed partial class ServerProcess : IAsyncDisposable
 
     /// <summary>ternd's management (HTTP) port as it logged it; null when it has none.</summary>
     public int? ManagementPort { get; private set; }
+
+    /// <summary>ternd's KV TLS port as it logged it; null without <see cref="TerndTls"/>.</summary>
+    public int? TlsPort { get; private set; }
+
+    /// <summary>ternd's management TLS (HTTPS) port as it logged it; null without TLS or a management port.</summary>
+    public int? ManagementTlsPort { get; private set; }
+
+    /// <summary>couchbases:// to the TLS port, by <paramref name="host"/> (which must reach 127.0.0.1).</summary>
+    public string TlsConnectionString(string host = "127.0.0.1") =>
+        $"couchbases://{host}:{TlsPort ?? throw new InvalidOperationException("ternd was started without TLS")}";
+
+    /// <summary>What ternd has written to its standard output and error so far.</summary>
+    public IReadOnlyList<string> Log
+    {
+        get
+        {
+            lock (_log)
+                return [.. _log];
+        }
+    }
 
     public string ConnectionString => $"memcached://127.0.0.1:{Port}";
 
@@ -90,7 +118,7 @@ public sealed partial class ServerProcess : IAsyncDisposable
     /// <paramref name="managementPort"/> (--mgmt-port): by default a free one, never the shared 8091.
     /// </summary>
     public static async Task<ServerProcess> StartTerndAsync(string? configPath = null, bool holdableFsync = false,
-        string managementPort = "0")
+        string managementPort = "0", TerndTls? tls = null)
     {
         if (!File.Exists(TerndPath))
             throw new FileNotFoundException($"ternd is not built at {TerndPath} (run make build-server, or set TERND_PATH)");
@@ -102,8 +130,10 @@ public sealed partial class ServerProcess : IAsyncDisposable
         var holdFile = holdableFsync ? Path.Combine(Path.GetTempPath(), $"tern-dotnet-hold-fsync-{Guid.NewGuid():N}") : null;
         try
         {
-            var (process, port, mgmt) = await StartTerndProcessAsync(0, configPath, dataDirectory, holdFile, managementPort);
-            return new ServerProcess("ternd", process, port, configPath, dataDirectory, holdFile, managementPort, mgmt);
+            var log = new List<string>();
+            var (process, port, mgmt, tlsPorts) =
+                await StartTerndProcessAsync(0, configPath, dataDirectory, holdFile, managementPort, tls, null, log);
+            return new ServerProcess("ternd", process, port, configPath, dataDirectory, holdFile, managementPort, mgmt, tls, tlsPorts, log);
         }
         catch
         {
@@ -160,8 +190,11 @@ public sealed partial class ServerProcess : IAsyncDisposable
         if (IsTernd)
         {
             int? mgmt;
-            (_process, _, mgmt) = await StartTerndProcessAsync(Port, _config, _dataDirectory, _holdFile, _managementPort);
+            TerndPorts? tlsPorts;
+            (_process, _, mgmt, tlsPorts) = await StartTerndProcessAsync(Port, _config, _dataDirectory, _holdFile, _managementPort, _tls,
+                TlsPort is { } tlsPort ? new TerndPorts(tlsPort, ManagementTlsPort) : null, _log);
             ManagementPort = mgmt;
+            (TlsPort, ManagementTlsPort) = (tlsPorts?.Kv, tlsPorts?.Management);
             return;
         }
         _process = StartMemcached(Port);
@@ -211,8 +244,12 @@ public sealed partial class ServerProcess : IAsyncDisposable
         return process;
     }
 
-    private static async Task<(Process, int, int?)> StartTerndProcessAsync(int port, string? configPath, string? dataDirectory,
-        string? holdFile, string managementPort)
+    /// <summary>
+    /// Starts ternd and waits until it listens; every line it writes goes on into <paramref name="log"/>.
+    /// With <paramref name="tls"/> it serves TLS on <paramref name="tlsPorts"/> (free ones when null).
+    /// </summary>
+    private static async Task<(Process, int, int?, TerndPorts?)> StartTerndProcessAsync(int port, string? configPath, string? dataDirectory,
+        string? holdFile, string managementPort, TerndTls? tls, TerndPorts? tlsPorts, List<string> log)
     {
         // hold_fsync execs ternd in its own process: the PID, streams and exit status stay ternd's.
         var start = new ProcessStartInfo(holdFile is null ? TerndPath : HoldFsyncPath)
@@ -237,10 +274,27 @@ public sealed partial class ServerProcess : IAsyncDisposable
         }
         foreach (var arg in new[] { "--port", port.ToString(), "--listen", "127.0.0.1", "--threads", "2", "--mgmt-port", managementPort })
             start.ArgumentList.Add(arg);
+        var managementTls = tls is not null && managementPort != "none";
+        if (tls is not null)
+        {
+            start.ArgumentList.Add("--tls-port");
+            start.ArgumentList.Add((tlsPorts?.Kv ?? 0).ToString());
+            start.ArgumentList.Add("--mgmt-tls-port");
+            start.ArgumentList.Add(managementTls ? (tlsPorts?.Management ?? 0).ToString() : "none");
+            foreach (var (flag, value) in new[] { ("--tls-certificate", tls.Certificate), ("--tls-private-key", tls.PrivateKey),
+                         ("--tls-client-ca", tls.ClientCa), ("--tls-client-auth", tls.ClientAuth) })
+            {
+                if (value is null)
+                    continue;
+                start.ArgumentList.Add(flag);
+                start.ArgumentList.Add(value);
+            }
+        }
         var listening = new TaskCompletionSource<int>(TaskCreationOptions.RunContinuationsAsynchronously);
         int? boundManagementPort = null;
+        int? boundTlsPort = null;
+        int? boundManagementTlsPort = null;
         var process = new Process { StartInfo = start };
-        var log = new List<string>();
         var boundPort = 0;
         var ready = false;
         DataReceivedEventHandler onLine = (_, e) =>
@@ -250,17 +304,16 @@ public sealed partial class ServerProcess : IAsyncDisposable
             lock (log)
             {
                 log.Add(e.Data);
-                var match = ListeningLine().Match(e.Data);
-                if (match.Success)
-                    boundPort = int.Parse(match.Groups[1].Value);
-                var management = ManagementListeningLine().Match(e.Data);
-                if (management.Success)
-                    boundManagementPort = int.Parse(management.Groups[1].Value);
+                boundPort = PortIn(ListeningLine(), e.Data) ?? boundPort;
+                boundManagementPort = PortIn(ManagementListeningLine(), e.Data) ?? boundManagementPort;
+                boundTlsPort = PortIn(TlsListeningLine(), e.Data) ?? boundTlsPort;
+                boundManagementTlsPort = PortIn(ManagementTlsListeningLine(), e.Data) ?? boundManagementTlsPort;
                 // A persistent bucket answers Etmpfail until warm: wait for ternd to say so too.
                 if (e.Data.Contains("ternd ready"))
                     ready = true;
                 // The management port may be logged after "ternd ready": wait for it too when it was asked for.
-                if (boundPort != 0 && ready && (managementPort == "none" || boundManagementPort is not null))
+                if (boundPort != 0 && ready && (managementPort == "none" || boundManagementPort is not null)
+                    && (tls is null || boundTlsPort is not null) && (!managementTls || boundManagementTlsPort is not null))
                     listening.TrySetResult(boundPort);
             }
         };
@@ -273,16 +326,20 @@ public sealed partial class ServerProcess : IAsyncDisposable
         {
             var bound = await listening.Task.WaitAsync(StartTimeout);
             lock (log)
-                return (process, bound, boundManagementPort);
+                return (process, bound, boundManagementPort, boundTlsPort is { } kv ? new TerndPorts(kv, boundManagementTlsPort) : null);
         }
         catch (System.TimeoutException)
         {
             Stop(process);
             lock (log)
                 throw new InvalidOperationException(
-                    $"ternd did not report 'listening on', 'ternd ready' (and its management port): {string.Join("\n", log)}");
+                    $"ternd did not report 'listening on', 'ternd ready' (and its management and TLS ports): {string.Join("\n", log)}");
         }
     }
+
+    /// <summary>The port a "... listening on HOST:PORT" line of <paramref name="pattern"/> names, or null for another line.</summary>
+    private static int? PortIn(Regex pattern, string line) =>
+        pattern.Match(line) is { Success: true } match ? int.Parse(match.Groups[1].Value) : null;
 
     private static async Task<bool> WaitUntilListeningAsync(Process process, int port)
     {
@@ -329,6 +386,15 @@ public sealed partial class ServerProcess : IAsyncDisposable
     [GeneratedRegex(@"management port listening on \S*:(\d+)")]
     private static partial Regex ManagementListeningLine();
 
+    [GeneratedRegex(@"(?<!management )TLS listening on \S*:(\d+)")]
+    private static partial Regex TlsListeningLine();
+
+    [GeneratedRegex(@"management TLS port listening on \S*:(\d+)")]
+    private static partial Regex ManagementTlsListeningLine();
+
     [DllImport("libc", SetLastError = true)]
     private static extern int kill(int pid, int signal);
 }
+
+/// <summary>The TLS ports ternd logged: KV, and management (null when it has none).</summary>
+public sealed record TerndPorts(int Kv, int? Management);

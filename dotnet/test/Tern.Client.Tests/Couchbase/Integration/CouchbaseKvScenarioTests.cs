@@ -361,3 +361,21 @@ public sealed class CouchbaseNamedCollectionTests(CouchbaseFixture fixture)
         Assert.Equal(("in users", "in orders"), (users.ContentAsString(), inOrders.ContentAsString()));
     }
 }
+
+/// <summary>The same scenario over couchbases://: every connection TLS, on ternd's TLS port.</summary>
+public sealed class CouchbaseTlsNamedCollectionTests(CouchbaseTlsFixture fixture)
+    : CouchbaseKvScenarioTests(fixture), IClassFixture<CouchbaseTlsFixture>
+{
+    protected override Collection Target => Fixture.Bucket.Scope("app").Collection("users");
+
+    [Fact]
+    public async Task EveryConnectionIsTlsToTheTlsPort()
+    {
+        await Target.UpsertAsync($"tls-{Guid.NewGuid():N}", new Address("over", "tls"));
+
+        var connections = Fixture.Cluster.Nodes.SelectMany(pool => pool.Connections).ToArray();
+        Assert.NotEmpty(connections);
+        Assert.All(connections, c => Assert.True(c.IsTls, $"{c.Name} is plain TCP"));
+        Assert.All(connections, c => Assert.EndsWith($":{Fixture.Server.TlsPort}", c.Endpoint));
+    }
+}
