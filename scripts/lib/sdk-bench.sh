@@ -3,8 +3,12 @@
 # is missing and defines:
 #   ternd, server_threads   the ternd binary (TERND=path) and worker threads (SERVER_THREADS, default 2)
 #   project, dll            Tern.Benchmarks, built; DOTNET_ARTIFACTS=dir builds it there instead
-#   wait_for_port LOG PID   prints the port once LOG holds "listening on ADDR:PORT"
-#   start_dev_ternd         starts ternd with server/config/dev.toml on a free port: sets ternd_pid, ternd_port
+#   wait_for_port LOG PID [WHAT]
+#                           prints the port once LOG holds "WHAT ADDR:PORT" (default: ternd's
+#                           "ternd VERSION listening on", not the management or TLS port's line)
+#   start_dev_ternd         starts ternd with server/config/dev.toml on a free port: sets ternd_pid, ternd_port;
+#                           with dev_tls=1 also a TLS port (development certificates in $out/tls,
+#                           clients trust $out/tls/ca.pem): sets ternd_tls_port
 #   machine_line [MORE]     the "machine: ..." line every report starts with
 # As root, the caller then runs ahead of builds sharing the machine (only root may raise priority).
 
@@ -22,9 +26,9 @@ else
 fi
 
 wait_for_port() {
-  local log=$1 pid=$2 port
+  local log=$1 pid=$2 what=${3:-ternd [^ ]* listening on} port
   for _ in $(seq 1 100); do
-    port=$(sed -n 's/.*listening on .*:\([0-9][0-9]*\).*/\1/p' "$log" | head -n 1)
+    port=$(sed -n "s/.*$what [^ ]*:\([0-9][0-9]*\).*/\1/p" "$log" | head -n 1)
     if [ -n "$port" ]; then echo "$port"; return 0; fi
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
@@ -38,10 +42,18 @@ wait_for_port() {
 # git-ignored), never the developer's data/.
 start_dev_ternd() {
   rm -rf "$out/ternd-data"
+  local tls=()
+  if [ "${dev_tls:-0}" = 1 ]; then
+    bash scripts/dev-certs.sh "$out/tls"
+    tls=(--tls-port 0 --mgmt-tls-port none --tls-certificate "$out/tls/server.pem" --tls-private-key "$out/tls/server.key")
+  fi
   "$ternd" --config server/config/dev.toml --port 0 --mgmt-port none --threads "$server_threads" \
-    --data-dir "$out/ternd-data" 2>"$out/ternd.log" &
+    --data-dir "$out/ternd-data" "${tls[@]}" 2>"$out/ternd.log" &
   ternd_pid=$!
   ternd_port=$(wait_for_port "$out/ternd.log" "$ternd_pid")
+  if [ "${dev_tls:-0}" = 1 ]; then
+    ternd_tls_port=$(wait_for_port "$out/ternd.log" "$ternd_pid" "TLS listening on")
+  fi
 }
 
 machine_line() {

@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using Tern.Client;
 using Tern.Client.Exceptions;
+using Tern.Client.Security;
 
 namespace Tern.Benchmarks.Sdk;
 
@@ -15,14 +16,19 @@ internal static class SdkConnect
     /// <summary>
     /// Connects as an application does and times it: Cluster.ConnectAsync, Bucket, DefaultCollection
     /// and the first GetAsync (of <paramref name="firstKey"/>; a miss still counts its round trip, and
-    /// bench-sdk.sh loads the keys first so that it is a hit). couchbase:// logs in with the
-    /// options' user; memcached:// and tern:// do not log in.
+    /// bench-sdk.sh loads the keys first so that it is a hit). couchbase:// and couchbases:// log
+    /// in with the options' user (over TLS trusting --cacert); memcached:// and tern:// do not log in.
     /// </summary>
     public static async Task<SdkConnection> ConnectAsync(SdkTarget target, SdkLoadOptions options, string firstKey)
     {
-        var clusterOptions = target.Scheme == "couchbase"
+        var clusterOptions = target.IsCouchbase
             ? new ClusterOptions { UserName = options.UserName, Password = options.Password }
             : new ClusterOptions();
+        if (options.CaFile is not null)
+            clusterOptions = clusterOptions with
+            {
+                TlsSettings = new TlsSettings { TrustedServerCertificateFactory = CertificateFactory.FromPemFile(options.CaFile) },
+            };
         var started = Stopwatch.GetTimestamp();
         var cluster = await Cluster.ConnectAsync(target.ConnectionString, clusterOptions);
         try

@@ -5,8 +5,11 @@ namespace Tern.Benchmarks.Sdk;
 /// <summary>One server to load: a label for the table and a connection string.</summary>
 internal sealed record SdkTarget(string Name, string ConnectionString)
 {
-    /// <summary>"couchbase" or "memcached" (the connection string's scheme; "tern" for tern://).</summary>
+    /// <summary>"couchbase", "couchbases" or "memcached" (the connection string's scheme; "tern" for tern://).</summary>
     public string Scheme => ConnectionString[..ConnectionString.IndexOf("://", StringComparison.Ordinal)];
+
+    /// <summary>couchbase:// or couchbases://: logs in.</summary>
+    public bool IsCouchbase => Scheme is "couchbase" or "couchbases";
 }
 
 /// <summary>
@@ -26,12 +29,13 @@ internal sealed record SdkLoadOptions(
     string Password,
     string BucketName,
     bool Json,
-    bool LoadOnly)
+    bool LoadOnly,
+    string? CaFile = null)
 {
     public const string Usage =
         "sdk --target NAME=couchbase://HOST:PORT|memcached://HOST:PORT|HOST:PORT ... [--concurrency N[,N...]] " +
         "[--seconds S] [--warmup S] [--value-size B] [--keys N] [--gets PERCENT] [--user U] [--password P] " +
-        "[--bucket B] [--json] [--load-only]";
+        "[--bucket B] [--cacert FILE (couchbases://: the CA to trust)] [--json] [--load-only]";
 
     public static SdkLoadOptions Parse(string[] args)
     {
@@ -40,6 +44,7 @@ internal sealed record SdkLoadOptions(
         double seconds = 10, warmup = 2;
         int valueSize = 256, keyCount = 10_000, getPercent = 90;
         string userName = "Administrator", password = "password", bucket = "default";
+        string? caFile = null;
         bool json = false, loadOnly = false;
         for (var i = 0; i < args.Length; i++)
         {
@@ -90,6 +95,9 @@ internal sealed record SdkLoadOptions(
                 case "--bucket":
                     bucket = value;
                     break;
+                case "--cacert":
+                    caFile = value;
+                    break;
                 default:
                     throw new ArgumentException($"unknown option {args[i]}; usage: {Usage}");
             }
@@ -100,7 +108,7 @@ internal sealed record SdkLoadOptions(
         if (valueSize < BenchDocument.MinimumSize)
             throw new ArgumentException($"--value-size: at least {BenchDocument.MinimumSize} bytes");
         return new SdkLoadOptions(targets, concurrencies, seconds, warmup, valueSize, keyCount, getPercent,
-            userName, password, bucket, json, loadOnly);
+            userName, password, bucket, json, loadOnly, caFile);
     }
 
     private static int Positive(string option, string text)

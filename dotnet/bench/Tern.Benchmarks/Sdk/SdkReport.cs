@@ -5,7 +5,8 @@ namespace Tern.Benchmarks.Sdk;
 
 /// <summary>
 /// Prints rows as one markdown table, after a line describing the load, and then, for every
-/// Node.js row, how Tern.Client compares with it on the same server over couchbase://.
+/// Node.js row, how Tern.Client compares with it on the same server over couchbase://, and for
+/// every couchbases:// row, how it compares with the same client over couchbase://.
 /// `Tern.Benchmarks sdk-report FILE...` does it for the JSON lines the harnesses printed.
 /// </summary>
 internal static class SdkReport
@@ -68,6 +69,18 @@ internal static class SdkReport
             ratios.Add(string.Create(CultureInfo.InvariantCulture,
                 $"{TernClient} / {node.Client} on {node.Server} over {node.Scheme}://, {node.InFlight} in flight: " +
                 $"ops/s x{tern.OpsPerSecond / node.OpsPerSecond:F2}, p99 x{tern.P99Micros / node.P99Micros:F2}"));
+        }
+        foreach (var tls in rows.Where(r => r.Scheme == "couchbases"))
+        {
+            var plain = rows.FirstOrDefault(r => r.Client == tls.Client && r.Server == tls.Server &&
+                                                 r.Scheme == "couchbase" && r.InFlight == tls.InFlight);
+            if (plain is null || plain.OpsPerSecond == 0 || plain.P99Micros == 0)
+                continue;
+            ratios.Add(string.Create(CultureInfo.InvariantCulture,
+                $"{tls.Client} on {tls.Server}, couchbases:// / couchbase://, {tls.InFlight} in flight: " +
+                $"ops/s x{tls.OpsPerSecond / plain.OpsPerSecond:F2}, p99 x{tls.P99Micros / plain.P99Micros:F2}, " +
+                $"allocated B/op {tls.AllocatedBytesPerOperation?.ToString("F1", CultureInfo.InvariantCulture) ?? "n/a"} vs " +
+                $"{plain.AllocatedBytesPerOperation?.ToString("F1", CultureInfo.InvariantCulture) ?? "n/a"}"));
         }
         if (ratios.Count > 0)
         {
