@@ -74,8 +74,18 @@ TerndProcess::TerndProcess(std::vector<std::string> args, std::vector<std::strin
   if (io != nullptr && *io != '\0' && !given("--io")) args.insert(args.end(), {"--io", io});
   // The management port on a free port too, so that tests never meet on 8091.
   if (!given("--mgmt-port")) args.insert(args.end(), {"--mgmt-port", "0"});
-  const auto mgmt_flag = std::find(args.begin(), args.end(), "--mgmt-port");
-  const bool mgmt_on = mgmt_flag + 1 < args.end() && *(mgmt_flag + 1) != "none";
+  // Whether a port flag (which `args` now has) leaves the port on.
+  const auto port_on = [&args](const char* flag) {
+    const auto found = std::find(args.begin(), args.end(), flag);
+    return found + 1 < args.end() && *(found + 1) != "none";
+  };
+  const bool mgmt_on = port_on("--mgmt-port");
+  // With a certificate, the TLS ports are free ones too, never 11207 and 18091.
+  const bool tls = given("--tls-certificate");
+  if (tls && !given("--tls-port")) args.insert(args.end(), {"--tls-port", "0"});
+  if (tls && !given("--mgmt-tls-port")) args.insert(args.end(), {"--mgmt-tls-port", "0"});
+  const bool tls_on = tls && port_on("--tls-port");
+  const bool mgmt_tls_on = tls && port_on("--mgmt-tls-port");
   args.insert(args.begin(), {TERND_PATH, "--port", "0"});
   args.insert(args.begin(), launcher.begin(), launcher.end());
   std::vector<char*> argv;
@@ -105,7 +115,8 @@ TerndProcess::TerndProcess(std::vector<std::string> args, std::vector<std::strin
   auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
   std::string seen;
   constexpr std::string_view kReady = "ternd ready";
-  while ((port_ == 0 || (mgmt_on && mgmt_port_ == 0) || seen.find(kReady) == std::string::npos) &&
+  while ((port_ == 0 || (mgmt_on && mgmt_port_ == 0) || (tls_on && tls_port_ == 0) ||
+          (mgmt_tls_on && mgmt_tls_port_ == 0) || seen.find(kReady) == std::string::npos) &&
          std::chrono::steady_clock::now() < deadline) {
     pollfd readable{stderr_fd_, POLLIN, 0};
     if (::poll(&readable, 1, 100) <= 0) continue;
@@ -115,6 +126,8 @@ TerndProcess::TerndProcess(std::vector<std::string> args, std::vector<std::strin
     seen.append(chunk, static_cast<size_t>(n));
     port_ = logged_port(seen, "listening on ");
     mgmt_port_ = logged_port(seen, "management port listening on ");
+    tls_port_ = logged_port(seen, "TLS listening on ");
+    mgmt_tls_port_ = logged_port(seen, "management TLS port listening on ");
   }
   log_ = seen;
   if (port_ == 0 || seen.find(kReady) == std::string::npos) {
@@ -137,7 +150,8 @@ TerndProcess::~TerndProcess() {
   if (pid_ > 0) {
     int status = stop(SIGTERM);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        << "ternd ended with status " << status << "; its log:\n" << log();
+        << "ternd ended with status " << status << "; its log:\n"
+        << log();
   }
   if (drainer_.joinable()) drainer_.join();
   if (stderr_fd_ >= 0) ::close(stderr_fd_);

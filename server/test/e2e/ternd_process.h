@@ -3,6 +3,7 @@
 // "listening on" line it logs) and stopped with SIGTERM at the end, which must end it cleanly.
 // Started with --config and no --data-dir, it gets a fresh temporary data directory of its
 // own, removed when it stops: tests never share a couchbase bucket's files, nor leave any.
+// Started with --tls-certificate, its TLS ports are free ones too unless `args` name them.
 
 #include <sys/types.h>
 
@@ -20,8 +21,7 @@ class TerndProcess {
   // Starts TERND_PATH with --port 0 and `args` (and a fresh --data-dir, see above); waits
   // until it listens (fails the test if it does not within 30 s). With a `launcher`, runs
   // that program instead, with TERND_PATH and the arguments after it.
-  explicit TerndProcess(std::vector<std::string> args = {},
-                        std::vector<std::string> launcher = {});
+  explicit TerndProcess(std::vector<std::string> args = {}, std::vector<std::string> launcher = {});
   // Stops the process if it is still running; a failed clean exit fails the test.
   ~TerndProcess();
   TerndProcess(const TerndProcess&) = delete;
@@ -30,6 +30,9 @@ class TerndProcess {
   uint16_t port() const { return port_; }
   // The management (HTTP) port: a free one unless `args` gave --mgmt-port; 0 when off.
   uint16_t mgmt_port() const { return mgmt_port_; }
+  // The TLS ports (KV, management), read from the lines that log them; 0 when off.
+  uint16_t tls_port() const { return tls_port_; }
+  uint16_t mgmt_tls_port() const { return mgmt_tls_port_; }
   pid_t pid() const { return pid_; }
 
   // Sends `signal` and waits for the process to exit; returns its exit status as
@@ -49,6 +52,8 @@ class TerndProcess {
   int stderr_fd_ = -1;
   uint16_t port_ = 0;
   uint16_t mgmt_port_ = 0;
+  uint16_t tls_port_ = 0;
+  uint16_t mgmt_tls_port_ = 0;
   mutable std::mutex log_mutex_;
   std::condition_variable log_grew_;
   std::string log_;

@@ -6,6 +6,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include <gtest/gtest.h>
@@ -76,8 +77,8 @@ Request simple(Opcode opcode, std::string key, std::string value) {
   return request;
 }
 
-Request store(Opcode opcode, std::string key, std::string value, uint32_t flags,
-              uint32_t expiry, uint64_t cas) {
+Request store(Opcode opcode, std::string key, std::string value, uint32_t flags, uint32_t expiry,
+              uint64_t cas) {
   Request request = simple(opcode, std::move(key), std::move(value));
   request.extras = be32(flags) + be32(expiry);
   request.cas = cas;
@@ -119,12 +120,33 @@ Client::Client(uint16_t port) {
 }
 
 Client::~Client() {
+  if (ssl_ != nullptr) SSL_free(ssl_);
   if (fd_ >= 0) ::close(fd_);
+}
+
+bool Client::start_tls(SSL_CTX& context) {
+  ssl_ = SSL_new(&context);
+  if (ssl_ == nullptr || fd_ < 0 || SSL_set_fd(ssl_, fd_) != 1 || SSL_connect(ssl_) != 1) {
+    tls_failed_ = true;
+    return false;
+  }
+  return true;
+}
+
+// One read or write over TLS or TCP: what recv/send would return (<= 0: closed or failed).
+static ssize_t transfer(int fd, SSL* ssl, bool tls_failed, uint8_t* data, size_t n, bool write) {
+  if (tls_failed) return -1;
+  if (ssl != nullptr) {
+    const int size = static_cast<int>(std::min<size_t>(n, 1 << 30));
+    return write ? SSL_write(ssl, data, size) : SSL_read(ssl, data, size);
+  }
+  return write ? ::send(fd, data, n, MSG_NOSIGNAL) : ::recv(fd, data, n, 0);
 }
 
 bool Client::send_bytes(std::span<const uint8_t> bytes) {
   while (!bytes.empty()) {
-    ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    ssize_t n = transfer(fd_, ssl_, tls_failed_, const_cast<uint8_t*>(bytes.data()), bytes.size(),
+                         /*write=*/true);
     if (n <= 0) return false;
     bytes = bytes.subspan(static_cast<size_t>(n));
   }
@@ -133,7 +155,7 @@ bool Client::send_bytes(std::span<const uint8_t> bytes) {
 
 bool Client::read_exactly(uint8_t* out, size_t n) {
   while (n > 0) {
-    ssize_t got = ::recv(fd_, out, n, 0);
+    ssize_t got = transfer(fd_, ssl_, tls_failed_, out, n, /*write=*/false);
     if (got <= 0) return false;
     out += got;
     n -= static_cast<size_t>(got);
@@ -193,6 +215,8 @@ std::map<std::string, std::string> Client::stats(const std::string& group) {
 
 bool Client::closed_by_peer() {
   uint8_t byte;
+  if (tls_failed_) return true;
+  if (ssl_ != nullptr) return SSL_read(ssl_, &byte, 1) <= 0;  // an alert or the end
   ssize_t n = ::recv(fd_, &byte, 1, 0);
   return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
 }

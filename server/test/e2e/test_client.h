@@ -1,6 +1,8 @@
 #pragma once
 // A small blocking memcached-binary-protocol client for end-to-end tests, built on the codec.
 
+#include <openssl/ssl.h>
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -76,6 +78,13 @@ class Client {
 
   bool connected() const { return fd_ >= 0; }
 
+  // Speaks TLS from here on: a client handshake with `context` (the test's trusted CA, client
+  // certificate, protocol versions). False if the handshake fails; the client then reads as
+  // closed. The request and response calls below go through TLS after it.
+  bool start_tls(SSL_CTX& context);
+  // The TLS connection after start_tls(), for what the handshake settled; else null.
+  SSL* tls() const { return ssl_; }
+
   // Sends raw bytes; false if the peer has gone.
   bool send_bytes(std::span<const uint8_t> bytes);
   bool send(const Request& request) { return send_bytes(request.encode()); }
@@ -97,6 +106,8 @@ class Client {
   bool read_exactly(uint8_t* out, size_t n);
 
   int fd_ = -1;
+  SSL* ssl_ = nullptr;
+  bool tls_failed_ = false;  // start_tls() failed: nothing more is read or sent
 };
 
 }  // namespace tern::e2e
