@@ -10,7 +10,9 @@
 #   FUZZ_BUILD_DIR  the build directory (default build/clang-asan), configured here with
 #                   clang++-14, RelWithDebInfo, TERN_SANITIZER=address and TERN_FUZZ=ON
 #   FUZZ_MERGE=1    afterwards, merge into testdata/fuzz/<target>/ the inputs that add
-#                   coverage (otherwise the repository's corpus is only read)
+#                   coverage (otherwise the repository's corpus is only read). After a long
+#                   run that is hundreds of files: for a deliberate refresh, reviewed, since
+#                   the repository's corpora are meant to stay small.
 #
 # Per target, in testdata/fuzz/: <target>/ is the seed corpus (replayed by its ctest too),
 # <target>.dict an optional dictionary, <target>.options optional libFuzzer flags, one per
