@@ -264,6 +264,40 @@ TEST(OptionsTest, AnInvalidConfigFileStopsStartUpNamingFileLineAndProblem) {
   EXPECT_NE(outcome.stderr_text.find(message), std::string::npos) << outcome.stderr_text;
 }
 
+TEST(OptionsTest, TlsSettingsThatCannotWorkStopStartUpSayingWhy) {
+  expect_refused("--tls-client-auth sometimes",
+                 "--tls-client-auth: must be disabled, enabled or mandatory (got 'sometimes')");
+  expect_refused("--tls-certificate /no/such.pem", "--tls-certificate: cannot read '/no/such.pem'");
+  expect_refused("--tls-port 70000", "--tls-port: must be a whole number 0-65535 or none");
+
+  const Outcome no_certificate = run_ternd("--mgmt-port none --tls-port 0");
+  EXPECT_EQ(no_certificate.exit_code, 1);
+  EXPECT_NE(no_certificate.stderr_text.find("a TLS port needs a certificate"), std::string::npos)
+      << no_certificate.stderr_text;
+
+  const std::string certs = temp_path("certs");
+  ASSERT_EQ(std::system(("bash " TERN_TESTDATA_DIR "/../scripts/test-certs.sh " + certs).c_str()),
+            0);
+  const std::string ports = "--mgmt-port none --tls-port 0 --mgmt-tls-port 0 ";
+  const Outcome no_key = run_ternd(ports + "--tls-certificate " + certs + "/server.pem");
+  EXPECT_EQ(no_key.exit_code, 1);
+  EXPECT_NE(no_key.stderr_text.find("needs its private key: --tls-private-key"), std::string::npos)
+      << no_key.stderr_text;
+  const Outcome mismatch = run_ternd(ports + "--tls-certificate " + certs +
+                                     "/server.pem --tls-private-key " + certs + "/other.key");
+  EXPECT_EQ(mismatch.exit_code, 1);
+  EXPECT_NE(mismatch.stderr_text.find(certs + "/other.key"), std::string::npos)
+      << mismatch.stderr_text;
+  const Outcome no_client_ca =
+      run_ternd(ports + "--tls-certificate " + certs + "/server.pem --tls-private-key " + certs +
+                "/server.key --tls-client-auth mandatory");
+  EXPECT_EQ(no_client_ca.exit_code, 1);
+  EXPECT_NE(no_client_ca.stderr_text.find("needs the client certificates' CA: --tls-client-ca"),
+            std::string::npos)
+      << no_client_ca.stderr_text;
+  std::filesystem::remove_all(certs);
+}
+
 TEST(OptionsTest, TheDevConfigStartsWithAWarningAndTheCommandLinePortWins) {
   // dev.toml says port 11210; TerndProcess passes --port 0, which must win.
   TerndProcess server({"--config", TERN_TESTDATA_DIR "/../server/config/dev.toml"});
