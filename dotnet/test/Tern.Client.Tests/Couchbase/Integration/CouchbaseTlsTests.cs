@@ -163,6 +163,16 @@ public sealed class CouchbaseTlsTests(CouchbaseTlsFixture fixture) : IClassFixtu
     }
 
     [Fact]
+    public async Task TheManagersUseTheManagementPortOverHttps()
+    {
+        var buckets = await fixture.Cluster.Buckets.GetAllBucketsAsync();
+
+        Assert.Contains(CouchbaseFixture.BucketName, buckets.Keys);
+        var map = fixture.Cluster.Topologies.Single().Map!;
+        Assert.Equal([$"https://127.0.0.1:{fixture.Server.ManagementTlsPort}/"], map.Management.Select(m => m.BaseUri.ToString()));
+    }
+
+    [Fact]
     public async Task ACertificateAuthenticatorNeedsTls()
     {
         var options = CouchbaseFixture.Options() with
