@@ -77,7 +77,11 @@ public sealed record ClusterOptions
     /// </summary>
     public bool? EnablePlainAuthentication { get; init; }
 
-    /// <summary>TLS for every KV connection: null (the default) follows the scheme (couchbases:// on, couchbase:// off).</summary>
+    /// <summary>
+    /// TLS for every KV connection: null (the default) follows the scheme (couchbases:// on,
+    /// couchbase:// off). Ports come from the connection string either way: a couchbase:// host
+    /// without one is 11210, so name the TLS port (or use couchbases://, whose default is 11207).
+    /// </summary>
     public bool? EnableTls { get; init; }
 
     /// <summary>How couchbases:// checks the server's certificate (trusted CAs, name checks, a callback).</summary>
