@@ -188,12 +188,7 @@ struct Port {
     server.set_post_routing_handler(
         [](const httplib::Request&, httplib::Response& res) { check_answer(res); });
     http::Routes routes(server, *node);
-    http::add_cluster_routes(routes, context);
-    http::add_bucket_routes(routes, context);
-    http::add_collection_routes(routes, context);
-    http::add_document_routes(routes, context);
-    http::add_metrics_routes(routes, context);
-    http::add_console_routes(routes, context);
+    http::add_all_routes(routes, context);
   }
 
   std::unique_ptr<commands::Node> node;

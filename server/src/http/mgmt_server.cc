@@ -21,15 +21,6 @@ namespace {
 // Nice value of the HTTP threads: the KV port's loops win the CPU when both want it.
 constexpr int kHttpNice = 10;
 
-void register_routes(Routes& routes, MgmtContext& context) {
-  add_cluster_routes(routes, context);
-  add_bucket_routes(routes, context);
-  add_collection_routes(routes, context);
-  add_document_routes(routes, context);
-  add_metrics_routes(routes, context);
-  add_console_routes(routes, context);
-}
-
 // Runs on the listener thread before it starts the request threads: on Linux a thread
 // inherits its creator's name and nice value, so the whole pool gets both. The name keeps
 // the HTTP threads apart from the KV worker loops in ps and /proc.
@@ -77,7 +68,7 @@ MgmtServer::MgmtServer(const MgmtServerConfig& config, MgmtContext& context)
   });
 
   Routes routes(*server_, context.node);
-  register_routes(routes, context);
+  add_all_routes(routes, context);
 
   const int bound = config.port == 0 ? server_->bind_to_any_port(config.listen)
                                      : (server_->bind_to_port(config.listen, config.port)

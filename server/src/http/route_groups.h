@@ -1,6 +1,7 @@
 #pragma once
-// Every group of management routes, one file each; MgmtServer registers them all. A new
-// group declares its function here and adds one call to register_routes() (mgmt_server.cc).
+// Every group of management routes, one file each; MgmtServer registers them all with
+// add_all_routes(). A new group declares its function here and adds one call to
+// add_all_routes() (route_groups.cc).
 
 #include "http/mgmt_context.h"
 #include "http/routes.h"
@@ -20,5 +21,8 @@ void add_metrics_routes(Routes& routes, MgmtContext& context);
 void add_document_routes(Routes& routes, MgmtContext& context);
 // /, /ui and /ui/<file>: the web console's embedded files, public (console_routes.cc).
 void add_console_routes(Routes& routes, MgmtContext& context);
+
+// Every group above: the management port's whole routing table.
+void add_all_routes(Routes& routes, MgmtContext& context);
 
 }  // namespace tern::http
