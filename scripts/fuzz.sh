@@ -7,8 +7,8 @@
 #
 # Environment:
 #   FUZZ_SECONDS    seconds per target (default 30)
-#   FUZZ_BUILD_DIR  the build directory (default build/clang-asan), configured here with
-#                   clang++-14, RelWithDebInfo, TERN_SANITIZER=address and TERN_FUZZ=ON
+#   FUZZ_BUILD_DIR  the build directory (default build/asan, where `make test` runs the
+#                   server's suites: clang++-14, RelWithDebInfo, ASan + UBSan, TERN_FUZZ=ON)
 #   FUZZ_MERGE=1    afterwards, merge into testdata/fuzz/<target>/ the inputs that add
 #                   coverage (otherwise the repository's corpus is only read). After a long
 #                   run that is hundreds of files: for a deliberate refresh, reviewed, since
@@ -21,7 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-30}
-build_dir=${FUZZ_BUILD_DIR:-build/clang-asan}
+build_dir=${FUZZ_BUILD_DIR:-build/asan}
 server_dir=$build_dir/server
 work=$build_dir/fuzz
 
@@ -35,26 +35,9 @@ if ((${#targets[@]} == 0)); then
   for src in server/src/*/*_fuzz.cc; do targets+=("$(basename "$src" .cc)"); done
 fi
 
-# Configure once. CMake cannot switch an existing build directory to another compiler, so a
-# directory set up otherwise is an error rather than silently rebuilt.
-cache=$server_dir/CMakeCache.txt
-if [ ! -f "$server_dir/build.ninja" ]; then
-  echo "fuzz: configuring $server_dir (clang++-14, RelWithDebInfo, address, TERN_FUZZ)"
-  cmake -S server -B "$server_dir" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTERN_SANITIZER=address -DTERN_FUZZ=ON >/dev/null
-elif ! grep -sq '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++' "$cache"; then
-  echo "fuzz: $server_dir is not a clang build; set FUZZ_BUILD_DIR to another directory" >&2
-  exit 1
-elif ! grep -sqx 'TERN_FUZZ:BOOL=ON' "$cache"; then
-  echo "fuzz: turning TERN_FUZZ on in $server_dir (every object is rebuilt once)"
-  cmake -S server -B "$server_dir" -DTERN_FUZZ=ON >/dev/null
-fi
-
-echo "fuzz: building ${targets[*]} in $server_dir"
-target_args=()
-for target in "${targets[@]}"; do target_args+=(--target "$target"); done
-cmake --build "$server_dir" -j "$(nproc)" "${target_args[@]}" -- --quiet |
-  { grep -vx 'ninja: no work to do.' || true; }
+# The sanitizer build that `make test` runs the server's suites in is also the fuzz build
+# (scripts/build-server.sh): CI compiles it once for both.
+bash scripts/build-server.sh "$build_dir" RelWithDebInfo address "${targets[@]}"
 
 # Any finding ends the run as a failure: leaks are checked, UBSan halts (the build has
 # -fno-sanitize-recover=all too).
@@ -63,42 +46,60 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 # A value from libFuzzer's log: its final stats, or the last status line's counters.
 stat() { sed -n "s/^stat::$1: *//p" "$2" | tail -1; }
-status_field() { grep -o "$1: [^ ]*" "$2" | tail -1 | cut -d' ' -f2; }
+status_field() { { grep -o "$1: [^ ]*" "$2" || true; } | tail -1 | cut -d' ' -f2; }
 
-failed=()
-for target in "${targets[@]}"; do
-  seeds=testdata/fuzz/$target
-  corpus=$work/corpus/$target
-  artifacts=$work/artifacts/$target/
-  log=$work/logs/$target.log
+# Runs one target and prints its line (and its report when it failed); returns non-zero on
+# a finding.
+fuzz_one() {
+  local target=$1
+  local seeds=testdata/fuzz/$target corpus=$work/corpus/$target
+  local artifacts=$work/artifacts/$target/ log=$work/logs/$target.log
   mkdir -p "$seeds" "$corpus" "$artifacts" "$(dirname "$log")"
-  flags=(-timeout=30 -rss_limit_mb=2048 -close_fd_mask=1 -artifact_prefix="$artifacts")
+  local flags=(-timeout=30 -rss_limit_mb=2048 -close_fd_mask=1 -artifact_prefix="$artifacts")
   [ -f "testdata/fuzz/$target.dict" ] && flags+=(-dict="testdata/fuzz/$target.dict")
   if [ -f "testdata/fuzz/$target.options" ]; then
     while read -r flag; do flags+=("$flag"); done < <(grep -v '^\s*\(#\|$\)' "testdata/fuzz/$target.options")
   fi
   # New inputs go to the first directory only: the repository's seeds are read, not written.
-  result=ok
+  local result=ok
   "$server_dir/$target" -max_total_time="$seconds" -print_final_stats=1 "${flags[@]}" \
     "$corpus" "$seeds" >"$log" 2>&1 || result=FAILED
+  local corp
   corp=$(status_field corp "$log")
-  printf 'fuzz: %-22s %s: %s executions (%s/s), cov: %s edges, corpus: %s inputs / %s\n' \
+  local report
+  report=$(printf 'fuzz: %-22s %s: %s executions (%s/s), cov: %s edges, corpus: %s inputs / %s\n' \
     "$target" "$result" "$(stat number_of_executed_units "$log")" \
     "$(stat average_exec_per_sec "$log")" "$(status_field cov "$log")" "${corp%%/*}" \
-    "${corp#*/}"
+    "${corp#*/}")
   if [ "$result" != ok ]; then
-    failed+=("$target")
-    echo "fuzz: $target's report ($log):"
-    grep -v '^#[0-9]' "$log" | tail -60
-    echo "fuzz: the input is in $artifacts; fix the bug, then keep the input in $seeds/ so that"
-    echo "      ctest -L fuzz replays it"
+    report+=$'\n'"fuzz: $target's report ($log):"$'\n'"$(grep -v '^#[0-9]' "$log" | tail -60)"
+    report+=$'\n'"fuzz: the input is in $artifacts; fix the bug, then keep the input in $seeds/ so that"
+    report+=$'\n'"      ctest -L fuzz replays it"
   fi
   if [ "${FUZZ_MERGE:-}" = 1 ]; then
+    local before
     before=$(ls "$seeds" | wc -l)
     "$server_dir/$target" -merge=1 "${flags[@]}" "$seeds" "$corpus" >>"$log" 2>&1
-    echo "fuzz: $target: merged $(($(ls "$seeds" | wc -l) - before)) inputs into $seeds"
+    report+=$'\n'"fuzz: $target: merged $(($(ls "$seeds" | wc -l) - before)) inputs into $seeds"
   fi
+  echo "$report"
+  [ "$result" = ok ]
+}
+
+# One target per core at a time: each libFuzzer process is single-threaded.
+failed=()
+declare -A running=()  # pid -> target
+for target in "${targets[@]}"; do
+  while ((${#running[@]} >= $(nproc))); do
+    status=0
+    wait -n -p finished "${!running[@]}" || status=$?
+    ((status == 0)) || failed+=("${running[$finished]}")
+    unset "running[$finished]"
+  done
+  fuzz_one "$target" &
+  running[$!]=$target
 done
+for pid in "${!running[@]}"; do wait "$pid" || failed+=("${running[$pid]}"); done
 
 if ((${#failed[@]})); then
   echo "fuzz: FAILED: ${failed[*]}" >&2
