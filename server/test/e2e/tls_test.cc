@@ -252,10 +252,12 @@ TEST_F(TlsTest, TheWrongProtocolOnEitherPortIsClosedAndStallsNoOne) {
   Client plain_to_tls(server.tls_port());
   plain_to_tls.send(simple(Opcode::Noop));
   EXPECT_TRUE(plain_to_tls.closed_by_peer());
-  // A TLS handshake to the plain port.
+  EXPECT_TRUE(server.wait_for_log("TLS connection from 127.0.0.1:")) << server.log();
+  // A TLS handshake to the plain port: 0x16 is no memcached magic.
   Client tls_to_plain(server.port());
   UniqueCtx ctx = client_context();
   EXPECT_FALSE(tls_to_plain.start_tls(*ctx));
+  EXPECT_TRUE(server.wait_for_log("bad magic byte 0x16")) << server.log();
   // A handshake begun and never finished: a TLS record header promising more.
   Client half(server.tls_port());
   const uint8_t hello_start[] = {0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00};
@@ -266,6 +268,16 @@ TEST_F(TlsTest, TheWrongProtocolOnEitherPortIsClosedAndStallsNoOne) {
   CouchbaseSession plain(server.port());
   plain.open({kXerror, kSelectBucket});
   EXPECT_EQ(plain.call(simple(Opcode::Noop)).status, Status::Success);
+}
+
+TEST_F(TlsTest, TheConnectionLimitCountsBothPorts) {
+  TerndProcess server(config_.args() + tls_args() +
+                      std::vector<std::string>{"--max-connections", "1"});
+  CouchbaseSession plain(server.port());
+  ASSERT_EQ(plain.call(simple(Opcode::Noop)).status, Status::Success);  // the one allowed
+  Client refused(server.tls_port());
+  UniqueCtx ctx = client_context();
+  EXPECT_FALSE(refused.start_tls(*ctx));
 }
 
 TEST_F(TlsTest, SighupReloadsTheCertificateUnderLoadAndABadOneKeepsTheOld) {
