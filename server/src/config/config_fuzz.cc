@@ -8,8 +8,11 @@
 #include <string>
 #include <string_view>
 
+#include "auth/scram_algorithm.h"
 #include "common/fuzz_check.h"
+#include "config/durability_levels.h"
 #include "config/file_config.h"
+#include "config/names.h"
 
 namespace {
 
@@ -18,7 +21,10 @@ using namespace tern::config;
 constexpr std::string_view kSource = "fuzz.toml";
 
 void check_bucket(const BucketSpec& bucket) {
-  TERN_FUZZ_CHECK(!bucket.name.empty());
+  TERN_FUZZ_CHECK(!bucket_name_problem(bucket.name));
+  TERN_FUZZ_CHECK(durability_level_number(bucket.durability_min_level));
+  TERN_FUZZ_CHECK(bucket.type == BucketType::Couchbase ||
+                  bucket.eviction_policy == EvictionPolicy::Value);
   TERN_FUZZ_CHECK(bucket.memory_quota_bytes > 0);
   TERN_FUZZ_CHECK(bucket.memory_quota_bytes <= kMaxBucketQuotaMb * 1024 * 1024);
   TERN_FUZZ_CHECK(!bucket.scopes.empty());
@@ -33,11 +39,13 @@ void check_bucket(const BucketSpec& bucket) {
     TERN_FUZZ_CHECK(scope_ids.insert(scope.id).second);
     TERN_FUZZ_CHECK(scope_names.insert(scope.name).second);
     TERN_FUZZ_CHECK(scope.id == kDefaultId || scope.id >= kFirstDeclaredId);
+    TERN_FUZZ_CHECK(!scope_or_collection_name_problem(scope.name));
     std::set<std::string_view> collection_names;
     for (const CollectionSpec& collection : scope.collections) {
       TERN_FUZZ_CHECK(collection_ids.insert(collection.id).second);
       TERN_FUZZ_CHECK(collection_names.insert(collection.name).second);
       TERN_FUZZ_CHECK(collection.id == kDefaultId || collection.id >= kFirstDeclaredId);
+      TERN_FUZZ_CHECK(!scope_or_collection_name_problem(collection.name));
     }
   }
 }
@@ -51,10 +59,16 @@ void check_config(const FileConfig& config) {
   }
   std::set<std::string_view> user_names;
   for (const UserSpec& user : config.users) {
-    TERN_FUZZ_CHECK(!user.name.empty() && user_names.insert(user.name).second);
+    TERN_FUZZ_CHECK(!user_name_problem(user.name) && user_names.insert(user.name).second);
     TERN_FUZZ_CHECK(user.credentials.empty() == user.dev_password.has_value());
+    if (user.dev_password) TERN_FUZZ_CHECK(!user.dev_password->empty());
     for (const CredentialSpec& credential : user.credentials) {
       TERN_FUZZ_CHECK(credential.iterations >= kMinScramIterations);
+      const auto algorithm = tern::auth::algorithm_for_mechanism(credential.mechanism);
+      TERN_FUZZ_CHECK(algorithm.has_value());
+      TERN_FUZZ_CHECK(!credential.salt.empty());
+      TERN_FUZZ_CHECK(credential.stored_key.size() == tern::auth::digest_size(*algorithm));
+      TERN_FUZZ_CHECK(credential.server_key.size() == tern::auth::digest_size(*algorithm));
     }
     for (const std::string& bucket : user.buckets) {
       TERN_FUZZ_CHECK(bucket == "*" || bucket_names.contains(bucket));

@@ -26,6 +26,8 @@
 #include "commands/node.h"
 #include "commands/test_node.h"
 #include "common/fuzz_check.h"
+#include "config/durability_levels.h"
+#include "config/names.h"
 #include "http/mgmt_context.h"
 #include "http/mgmt_server.h"
 #include "http/node_admin.h"
@@ -78,11 +80,13 @@ class MemoryAdmin final : public http::NodeAdmin {
     return it->second;
   }
   http::AdminResult create_bucket(const config::BucketSpec& spec) override {
+    check_settings(spec);
     if (node_.find_bucket(spec.name)) return {http::AdminError::Exists, ""};
     add(spec);
     return {};
   }
   http::AdminResult update_bucket(const config::BucketSpec& spec) override {
+    check_settings(spec);
     const auto it = settings_.find(spec.name);
     if (it == settings_.end()) return {http::AdminError::NotFound, ""};
     TERN_FUZZ_CHECK(spec.type == it->second.type);
@@ -103,6 +107,16 @@ class MemoryAdmin final : public http::NodeAdmin {
   bool changes_persist() const override { return false; }
 
  private:
+  // What the bucket form (bucket_form.h) lets through must be settings a bucket can have.
+  static void check_settings(const config::BucketSpec& spec) {
+    TERN_FUZZ_CHECK(!config::bucket_name_problem(spec.name));
+    TERN_FUZZ_CHECK(config::durability_level_number(spec.durability_min_level));
+    TERN_FUZZ_CHECK(spec.memory_quota_bytes >= 1024 * 1024);
+    TERN_FUZZ_CHECK(spec.memory_quota_bytes <= config::kMaxBucketQuotaMb * 1024 * 1024);
+    TERN_FUZZ_CHECK(spec.type == config::BucketType::Couchbase ||
+                    spec.eviction_policy == config::EvictionPolicy::Value);
+  }
+
   void add(const config::BucketSpec& spec,
            cluster::CollectionsManifest manifest = cluster::CollectionsManifest::default_only()) {
     auto bucket =
