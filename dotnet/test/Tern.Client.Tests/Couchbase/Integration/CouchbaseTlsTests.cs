@@ -187,6 +187,15 @@ public sealed class CouchbaseTlsTests(CouchbaseTlsFixture fixture) : IClassFixtu
         Assert.Contains("needs TLS: connect with couchbases://", error.Message);
     }
 
+    [Fact]
+    public async Task TlsIsForCouchbaseOnly()
+    {
+        var error = await Assert.ThrowsAsync<InvalidArgumentException>(
+            () => Cluster.ConnectAsync(fixture.Server.ConnectionString, new ClusterOptions { EnableTls = true }));
+
+        Assert.Contains("TLS needs couchbases://", error.Message);
+    }
+
     /// <summary>couchbases:// options that trust the test CA and log in with the client certificate <paramref name="name"/> (.pem and .key).</summary>
     private static ClusterOptions ClientCertificateOptions(string name) => CouchbaseTlsFixture.TlsOptions() with
     {
