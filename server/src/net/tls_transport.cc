@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "net/cipher_bio.h"
 #include "net/transport_security.h"
 #include "tls/openssl_error.h"
 
@@ -36,17 +37,10 @@ class TlsTransport final : public Transport, private TransportEvents {
  public:
   TlsTransport(std::unique_ptr<Transport> inner, tls::UniqueSsl ssl, TlsTransportOptions options)
       : inner_(std::move(inner)), ssl_(std::move(ssl)), options_(std::move(options)) {
-    bio_in_ = BIO_new(BIO_s_mem());
-    bio_out_ = BIO_new(BIO_s_mem());
-    if (bio_in_ == nullptr || bio_out_ == nullptr) {
-      BIO_free(bio_in_);
-      BIO_free(bio_out_);
-      throw std::bad_alloc();
-    }
-    // An empty BIO means "not yet", never the end of the stream.
-    BIO_set_mem_eof_return(bio_in_, -1);
-    BIO_set_mem_eof_return(bio_out_, -1);
-    SSL_set_bio(ssl_.get(), bio_in_, bio_out_);  // the SSL owns them from now on
+    BIO* bio = make_cipher_bio(buffers_);
+    SSL_set_bio(ssl_.get(), bio, bio);  // the SSL owns it from now on
+    // An idle connection keeps no record buffers.
+    SSL_set_mode(ssl_.get(), SSL_MODE_RELEASE_BUFFERS);
     SSL_set_accept_state(ssl_.get());
   }
 
@@ -125,24 +119,23 @@ class TlsTransport final : public Transport, private TransportEvents {
   // TransportEvents (the inner transport's side: ciphertext).
 
   std::span<uint8_t> receive_space(size_t at_least) override {
-    cipher_in_.resize(std::max(at_least, kCipherChunk));
-    return cipher_in_;
+    input_lent_ = true;
+    return buffers_.input_space(std::max(at_least, kCipherChunk));
   }
 
   void received(size_t n) override {
     inner_receiving_ = false;
+    input_lent_ = false;
     if (!reporting() || failing_) return;
-    if (BIO_write(bio_in_, cipher_in_.data(), static_cast<int>(n)) != static_cast<int>(n)) {
-      fail("could not buffer input: " + tls::take_openssl_errors());
-      return;
-    }
-    release_if_large(cipher_in_);
-    if (!handshake_done_ && !handshake()) return;
-    decrypt();
+    buffers_.input_added(n);
+    if (handshake_done_ || handshake()) decrypt();
+    // Unless the inner transport already holds space in it for its next receive.
+    if (!input_lent_) buffers_.release_read_input();
   }
 
   void peer_closed() override {
     inner_receiving_ = false;
+    input_lent_ = false;
     if (!reporting() || failing_) return;
     if (!handshake_done_) {
       spdlog::info("TLS connection from {} closed before its handshake finished", options_.peer);
@@ -173,6 +166,7 @@ class TlsTransport final : public Transport, private TransportEvents {
 
   void ended(std::error_code error) override {
     inner_receiving_ = false;
+    input_lent_ = false;
     inner_sending_ = false;
     if (!reporting()) return;
     if (deferred_error_) {
@@ -220,7 +214,7 @@ class TlsTransport final : public Transport, private TransportEvents {
     std::optional<std::string> failure;
     bool close_notify = false;
     while (!failure && !close_notify) {
-      const size_t buffered = BIO_ctrl_pending(bio_in_) + SSL_pending(ssl_.get());
+      const size_t buffered = buffers_.input_unread() + SSL_pending(ssl_.get());
       if (buffered == 0) break;
       // The plaintext is never longer than its ciphertext, but up to one record of it may
       // already be inside the SSL object.
@@ -267,29 +261,21 @@ class TlsTransport final : public Transport, private TransportEvents {
     inner_->receive();
   }
 
-  // Moves what the SSL wrote to the queue, and sends it if no send is in flight.
-  void queue_output() {
-    const size_t pending = BIO_ctrl_pending(bio_out_);
-    if (pending > 0) {
-      const size_t at = out_.size();
-      out_.resize(at + pending);
-      const int n = BIO_read(bio_out_, out_.data() + at, static_cast<int>(pending));
-      out_.resize(at + static_cast<size_t>(std::max(n, 0)));
-    }
-    send_queued();
-  }
+  // Sends what the SSL wrote, unless a send is in flight (then it waits for sent()).
+  void queue_output() { send_queued(); }
 
   void send_queued() {
-    while (!inner_sending_ && !out_.empty() && reporting()) {
-      std::swap(out_, sending_);
-      out_.clear();
+    std::vector<uint8_t>& queued = buffers_.output;
+    while (!inner_sending_ && !queued.empty() && reporting()) {
+      std::swap(queued, sending_);
+      queued.clear();
       if (inner_->send(sending_)) {
         sending_.clear();
       } else {
         inner_sending_ = true;
       }
     }
-    release_if_large(out_);
+    release_if_large(queued);
   }
 
   // A failure the inner transport reported into: logs it, sends the alert the SSL queued if
@@ -347,21 +333,21 @@ class TlsTransport final : public Transport, private TransportEvents {
 
   bool reporting() const { return !closed_ && !ended_; }
 
+  // Ciphertext: received and not yet read by the SSL; written by it and not yet sent. (First:
+  // the SSL's BIO refers to it, so it goes last.)
+  CipherBuffers buffers_;
   const std::unique_ptr<Transport> inner_;
   const tls::UniqueSsl ssl_;
   const TlsTransportOptions options_;
-  BIO* bio_in_ = nullptr;             // ciphertext received, for the SSL to read (owned by ssl_)
-  BIO* bio_out_ = nullptr;            // ciphertext the SSL wrote, to send (owned by ssl_)
   TransportEvents* owner_ = nullptr;  // the owner owns this transport
   TransportSecurity security_;
-  std::vector<uint8_t> cipher_in_;  // the inner transport's receive space
-  std::vector<uint8_t> out_;        // ciphertext queued behind the send in flight
-  std::vector<uint8_t> sending_;    // ciphertext the inner transport is sending
+  std::vector<uint8_t> sending_;  // ciphertext the inner transport is sending
   Clock::duration linger_patience_{};
   std::optional<std::error_code> deferred_error_;  // fail_later()'s, reported by ended()
   bool handshake_done_ = false;
   bool wanted_ = false;           // the connection asked for input and has not had it
   bool inner_receiving_ = false;  // an inner receive was asked for and not yet reported
+  bool input_lent_ = false;       // the inner transport holds space in the input buffer
   bool inner_sending_ = false;    // an inner send returned false and sent() has not come
   bool sent_owed_ = false;        // a send() returned false: sent() once the queue drains
   bool lingering_ = false;        // linger() was called

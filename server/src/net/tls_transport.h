@@ -1,9 +1,10 @@
 #pragma once
 // TLS over any transport: a decorator that is the inner transport's owner (its
 // TransportEvents, which carry ciphertext) and the connection's Transport (which carries
-// plaintext). OpenSSL works on memory BIOs: what the inner transport receives is written
-// into the SSL's input, and what the SSL writes is handed to the inner transport's send().
-// So the same code serves both I/O backends, epoll and io_uring, with no backend code.
+// plaintext). OpenSSL works on memory, not on the socket (net/cipher_bio.h): the SSL reads
+// what the inner transport received, and what it writes is handed to the inner transport's
+// send(). So the same code serves both I/O backends, epoll and io_uring, with no backend
+// code.
 //
 // - Handshake. It begins at start() and is driven by the inner transport's receives, which
 //   the decorator asks for itself; its output goes out through inner sends, one at a time

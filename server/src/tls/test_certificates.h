@@ -59,10 +59,10 @@ inline void add_extension(X509* certificate, X509* issuer, int nid, const char* 
 }
 
 struct CertificateSpec {
-  std::string common_name;
+  std::string common_name = {};
   bool ca = false;
-  std::string subject_alt_names;    // e.g. "DNS:localhost,IP:127.0.0.1"; empty for none
-  long valid_from_seconds = -3600;  // relative to now
+  std::string subject_alt_names = {};  // e.g. "DNS:localhost,IP:127.0.0.1"; empty for none
+  long valid_from_seconds = -3600;     // relative to now
   long valid_until_seconds = 24 * 3600;
   bool client = false;  // extended key usage clientAuth instead of serverAuth
 };

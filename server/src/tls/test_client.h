@@ -12,10 +12,10 @@ namespace tern::tls::testing {
 using UniqueCtx = std::unique_ptr<SSL_CTX, decltype(&SSL_CTX_free)>;
 
 struct ClientOptions {
-  std::string ca;           // PEM file of the CA to trust; empty: accept any server
-  std::string certificate;  // PEM file of a client certificate to present; empty: none
-  std::string private_key;  // its key
-  int min_version = 0;      // e.g. TLS1_1_VERSION; 0: OpenSSL's default
+  std::string ca = {};           // PEM file of the CA to trust; empty: accept any server
+  std::string certificate = {};  // PEM file of a client certificate to present; empty: none
+  std::string private_key = {};  // its key
+  int min_version = 0;           // e.g. TLS1_1_VERSION; 0: OpenSSL's default
   int max_version = 0;
 };
 

@@ -22,9 +22,9 @@ std::string_view client_auth_name(ClientAuth mode);
 std::optional<ClientAuth> parse_client_auth(std::string_view name);
 
 struct TlsSettings {
-  std::string certificate;  // PEM file: the server's certificate, then its chain (leaf first)
-  std::string private_key;  // PEM file: the key of the leaf certificate, unencrypted
-  std::string client_ca;    // PEM file: the CAs client certificates chain to; empty = none
+  std::string certificate = {};  // PEM file: the server's certificate, then its chain (leaf first)
+  std::string private_key = {};  // PEM file: the key of the leaf certificate, unencrypted
+  std::string client_ca = {};    // PEM file: the CAs client certificates chain to; empty = none
   ClientAuth client_auth = ClientAuth::kDisabled;  // enabled and mandatory need client_ca
 };
 
