@@ -14,7 +14,9 @@ public static class ErrorReport
     {
         // The SDK may raise these from inside a connection's bootstrap: look through wrappers.
         if (Find<AuthenticationFailureException>(error) is { } authentication)
-            return ($"{authentication.Message} — check -u and -p (or $TERN_USER and $TERN_PASSWORD)", ExitCodes.AuthenticationFailed);
+            return (target?.Tls is { LogsInByCertificate: true }
+                ? $"{authentication.Message} — the server did not log the client certificate (--cert) in; try -u and -p"
+                : $"{authentication.Message} — check -u and -p (or $TERN_USER and $TERN_PASSWORD)", ExitCodes.AuthenticationFailed);
         if (Find<BucketNotFoundException>(error) is { } bucket)
             return ($"{server}: bucket '{bucket.BucketName}' does not exist, or user '{target?.User}' may not use it — " +
                 (bucket.BucketName == target?.Bucket ? "check --bucket" : "check the name (tern bucket list)"),
