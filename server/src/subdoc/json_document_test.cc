@@ -537,6 +537,12 @@ INSTANTIATE_TEST_SUITE_P(
                     Status::SubdocValueEtoodeep, ""},
         MutationRow{"{}", Mutation::DictUpsert, path_of(32), "1", kParents,
                     Status::SubdocValueEtoodeep, ""},
+        // A counter it creates too (subdoc_fuzz found one made at level 33, which no lookup
+        // could then read).
+        MutationRow{"{}", Mutation::Counter, path_of(31), "1", kParents, Status::Success,
+                    nested_objects(31), "1"},
+        MutationRow{"{}", Mutation::Counter, path_of(32), "1", kParents,
+                    Status::SubdocValueEtoodeep, ""},
         // A path reaching below level 32 in the document.
         MutationRow{nested_objects(32), Mutation::Remove, path_of(32), "", kNoParents,
                     Status::SubdocDocE2deep, ""},

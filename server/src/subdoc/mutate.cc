@@ -229,6 +229,9 @@ class Mutator {
 
   Status counter(Location& where, int64_t delta, std::string& result) {
     if (!where.found) {
+      // The new number lies at level path.size() + 1, as a member's value does (an existing
+      // one that deep is DocE2deep: the walk does not reach it).
+      if (path_.size() + 1 > kMaxDepth) return Status::SubdocValueEtoodeep;
       std::string& number = state_.number;
       number = std::to_string(delta);
       const Status status = add_member(where, number, false);
