@@ -399,6 +399,23 @@ TYPED_TEST_P(TlsTransportTest, TheHandshakeDeadlineIsSetAtStartAndClearedOnceDon
   EXPECT_EQ(deadlines->back(), std::chrono::steady_clock::time_point::max());
 }
 
+TYPED_TEST_P(TlsTransportTest, ADeadlineEndsTheConnectionUnlessClearedFirst) {
+  auto [owner, fd] = this->open();
+  TlsTestClient client(fd, this->trusting_client());
+  ASSERT_TRUE(this->handshake(client));
+  client.send("x");
+  ASSERT_TRUE(this->turn_until([&] { return client.in.size() == 1; }, [&] { client.pump(); }));
+  // Passed already, but cleared before the loop could see it: nothing happens.
+  owner->transport->end_at(std::chrono::steady_clock::time_point{});
+  owner->transport->end_at(std::chrono::steady_clock::time_point::max());
+  for (int i = 0; i < 10; ++i) this->backend_->turn();
+  EXPECT_FALSE(owner->end.has_value());
+  // Left in place, it ends the connection.
+  owner->transport->end_at(std::chrono::steady_clock::time_point{});
+  ASSERT_TRUE(this->turn_until([&] { return owner->end.has_value(); }));
+  EXPECT_EQ(*owner->end, std::errc::timed_out);
+}
+
 TYPED_TEST_P(TlsTransportTest, CloseNotifyIsPeerClosed) {
   auto [owner, fd] = this->open();
   TlsTestClient client(fd, this->trusting_client());
@@ -482,8 +499,9 @@ REGISTER_TYPED_TEST_SUITE_P(TlsTransportTest, HandshakeThenEcho, LargeTransfersB
                             InputStopsWhenNotAskedForAgain, PlainTextIsRefusedWithALogLine,
                             AClientThatHangsUpMidHandshakeEndsIt, AnUnfinishedHandshakeTimesOut,
                             TheHandshakeDeadlineIsSetAtStartAndClearedOnceDone,
-                            CloseNotifyIsPeerClosed, LingerSendsCloseNotifyThenEnds,
-                            ARenegotiationIsRefused, AClientCertificateIsReportedAsSecurity,
+                            ADeadlineEndsTheConnectionUnlessClearedFirst, CloseNotifyIsPeerClosed,
+                            LingerSendsCloseNotifyThenEnds, ARenegotiationIsRefused,
+                            AClientCertificateIsReportedAsSecurity,
                             AForeignClientCertificateIsRefusedWithALogLine);
 
 }  // namespace tern::net::testing
