@@ -287,7 +287,9 @@ class TlsTransportTest : public ::testing::Test {
 TYPED_TEST_SUITE_P(TlsTransportTest);
 
 TYPED_TEST_P(TlsTransportTest, HandshakeThenEcho) {
-  auto [owner, fd] = this->open();
+  const auto opened = this->open();
+  const std::shared_ptr<EchoOwner> owner = opened.first;
+  const int fd = opened.second;
   TlsTestClient client(fd, this->trusting_client());
   ASSERT_TRUE(this->handshake(client)) << client.error.value_or("");
   client.send("hello over TLS");
@@ -300,7 +302,9 @@ TYPED_TEST_P(TlsTransportTest, HandshakeThenEcho) {
 }
 
 TYPED_TEST_P(TlsTransportTest, LargeTransfersBothWays) {
-  auto [owner, fd] = this->open();
+  const auto opened = this->open();
+  const std::shared_ptr<EchoOwner> owner = opened.first;
+  const int fd = opened.second;
   TlsTestClient client(fd, this->trusting_client());
   ASSERT_TRUE(this->handshake(client));
   // More than the sockets and the TLS layer hold at once: it goes in many records, reads
@@ -317,7 +321,9 @@ TYPED_TEST_P(TlsTransportTest, LargeTransfersBothWays) {
 }
 
 TYPED_TEST_P(TlsTransportTest, InputStopsWhenNotAskedForAgain) {
-  auto [owner, fd] = this->open();
+  const auto opened = this->open();
+  const std::shared_ptr<EchoOwner> owner = opened.first;
+  const int fd = opened.second;
   owner->echo = false;
   owner->ask_again = false;
   TlsTestClient client(fd, this->trusting_client());
@@ -343,7 +349,9 @@ TYPED_TEST_P(TlsTransportTest, InputStopsWhenNotAskedForAgain) {
 
 TYPED_TEST_P(TlsTransportTest, PlainTextIsRefusedWithALogLine) {
   executor::testing::LogCapture log;
-  auto [owner, fd] = this->open();
+  const auto opened = this->open();
+  const std::shared_ptr<EchoOwner> owner = opened.first;
+  const int fd = opened.second;
   const std::string request = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
   ASSERT_EQ(::send(fd, request.data(), request.size(), MSG_NOSIGNAL),
             static_cast<ssize_t>(request.size()));
@@ -355,7 +363,9 @@ TYPED_TEST_P(TlsTransportTest, PlainTextIsRefusedWithALogLine) {
 
 TYPED_TEST_P(TlsTransportTest, AClientThatHangsUpMidHandshakeEndsIt) {
   executor::testing::LogCapture log;
-  auto [owner, fd] = this->open();
+  const auto opened = this->open();
+  const std::shared_ptr<EchoOwner> owner = opened.first;
+  const int fd = opened.second;
   // The start of a ClientHello, and no more.
   const uint8_t partial[] = {0x16, 0x03, 0x01, 0x02, 0x00, 0x01};
   ASSERT_EQ(::send(fd, partial, sizeof partial, MSG_NOSIGNAL), 6);
@@ -370,7 +380,9 @@ TYPED_TEST_P(TlsTransportTest, AClientThatHangsUpMidHandshakeEndsIt) {
 TYPED_TEST_P(TlsTransportTest, AnUnfinishedHandshakeTimesOut) {
   executor::testing::LogCapture log;
   // A timeout already over when the connection starts: the first turns end it.
-  auto [owner, fd] = this->open({.handshake_timeout = std::chrono::seconds(-1)});
+  const auto opened = this->open({.handshake_timeout = std::chrono::seconds(-1)});
+  const std::shared_ptr<EchoOwner> owner = opened.first;
+  const int fd = opened.second;
   const uint8_t partial[] = {0x16, 0x03, 0x01};
   ASSERT_EQ(::send(fd, partial, sizeof partial, MSG_NOSIGNAL), 3);
   ASSERT_TRUE(this->turn_until([&] { return owner->end.has_value(); }));
@@ -382,11 +394,13 @@ TYPED_TEST_P(TlsTransportTest, AnUnfinishedHandshakeTimesOut) {
 TYPED_TEST_P(TlsTransportTest, TheHandshakeDeadlineIsSetAtStartAndClearedOnceDone) {
   std::shared_ptr<std::vector<std::chrono::steady_clock::time_point>> deadlines;
   const auto before = std::chrono::steady_clock::now();
-  auto [owner, fd] = this->open({}, [&](std::unique_ptr<Transport> inner) {
+  const auto opened = this->open({}, [&](std::unique_ptr<Transport> inner) {
     auto recorder = std::make_unique<DeadlineRecorder>(std::move(inner));
     deadlines = recorder->deadlines;
     return recorder;
   });
+  const std::shared_ptr<EchoOwner> owner = opened.first;
+  const int fd = opened.second;
   const auto after = std::chrono::steady_clock::now();
   ASSERT_EQ(deadlines->size(), 1u);
   EXPECT_GE(deadlines->front(), before + kHandshakeTimeout);
@@ -400,7 +414,9 @@ TYPED_TEST_P(TlsTransportTest, TheHandshakeDeadlineIsSetAtStartAndClearedOnceDon
 }
 
 TYPED_TEST_P(TlsTransportTest, ADeadlineEndsTheConnectionUnlessClearedFirst) {
-  auto [owner, fd] = this->open();
+  const auto opened = this->open();
+  const std::shared_ptr<EchoOwner> owner = opened.first;
+  const int fd = opened.second;
   TlsTestClient client(fd, this->trusting_client());
   ASSERT_TRUE(this->handshake(client));
   client.send("x");
@@ -417,7 +433,9 @@ TYPED_TEST_P(TlsTransportTest, ADeadlineEndsTheConnectionUnlessClearedFirst) {
 }
 
 TYPED_TEST_P(TlsTransportTest, CloseNotifyIsPeerClosed) {
-  auto [owner, fd] = this->open();
+  const auto opened = this->open();
+  const std::shared_ptr<EchoOwner> owner = opened.first;
+  const int fd = opened.second;
   TlsTestClient client(fd, this->trusting_client());
   ASSERT_TRUE(this->handshake(client));
   client.send("last words");
@@ -430,7 +448,9 @@ TYPED_TEST_P(TlsTransportTest, CloseNotifyIsPeerClosed) {
 }
 
 TYPED_TEST_P(TlsTransportTest, LingerSendsCloseNotifyThenEnds) {
-  auto [owner, fd] = this->open();
+  const auto opened = this->open();
+  const std::shared_ptr<EchoOwner> owner = opened.first;
+  const int fd = opened.second;
   TlsTestClient client(fd, this->trusting_client());
   ASSERT_TRUE(this->handshake(client));
   client.send("bye");
@@ -447,7 +467,9 @@ TYPED_TEST_P(TlsTransportTest, LingerSendsCloseNotifyThenEnds) {
 
 TYPED_TEST_P(TlsTransportTest, ARenegotiationIsRefused) {
   executor::testing::LogCapture log;
-  auto [owner, fd] = this->open();
+  const auto opened = this->open();
+  const std::shared_ptr<EchoOwner> owner = opened.first;
+  const int fd = opened.second;
   // TLS 1.3 has no renegotiation: TLS 1.2 is where a client can ask for it.
   TlsTestClient client(fd,
                        {.ca = this->certificates_.path("ca.pem"), .max_version = TLS1_2_VERSION});
@@ -468,7 +490,9 @@ TYPED_TEST_P(TlsTransportTest, ARenegotiationIsRefused) {
 
 TYPED_TEST_P(TlsTransportTest, AClientCertificateIsReportedAsSecurity) {
   this->context_.emplace(this->settings(tls::ClientAuth::kMandatory));
-  auto [owner, fd] = this->open();
+  const auto opened = this->open();
+  const std::shared_ptr<EchoOwner> owner = opened.first;
+  const int fd = opened.second;
   TlsTestClient client(fd, {.ca = this->certificates_.path("ca.pem"),
                             .certificate = this->certificates_.path("client.pem"),
                             .private_key = this->certificates_.path("client.key")});
@@ -484,7 +508,9 @@ TYPED_TEST_P(TlsTransportTest, AClientCertificateIsReportedAsSecurity) {
 TYPED_TEST_P(TlsTransportTest, AForeignClientCertificateIsRefusedWithALogLine) {
   executor::testing::LogCapture log;
   this->context_.emplace(this->settings(tls::ClientAuth::kEnabled));
-  auto [owner, fd] = this->open();
+  const auto opened = this->open();
+  const std::shared_ptr<EchoOwner> owner = opened.first;
+  const int fd = opened.second;
   TlsTestClient client(fd, {.ca = this->certificates_.path("ca.pem"),
                             .certificate = this->certificates_.path("other-client.pem"),
                             .private_key = this->certificates_.path("other-client.key")});
