@@ -1,6 +1,7 @@
 #include "test_client.h"
 
 #include <arpa/inet.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -125,6 +126,9 @@ Client::~Client() {
 }
 
 bool Client::start_tls(SSL_CTX& context) {
+  // OpenSSL writes with write(), not send(MSG_NOSIGNAL): a server that closes the connection
+  // (as it must, for the bad cases) would otherwise end the test binary with SIGPIPE.
+  ::signal(SIGPIPE, SIG_IGN);
   ssl_ = SSL_new(&context);
   if (ssl_ == nullptr || fd_ < 0 || SSL_set_fd(ssl_, fd_) != 1 || SSL_connect(ssl_) != 1) {
     tls_failed_ = true;

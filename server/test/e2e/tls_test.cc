@@ -294,12 +294,15 @@ TEST_F(TlsTest, SighupReloadsTheCertificateUnderLoadAndABadOneKeepsTheOld) {
   };
   install("server.pem", "server.key");
   TerndProcess server(config_.args() + tls_args(own + "/server.pem", own + "/server.key"));
-  const auto serial_now = [&server] {
-    Client probe(server.tls_port());
+  // What a new handshake on `port` sees.
+  const auto serial_on = [](uint16_t port) {
+    Client probe(port);
     UniqueCtx ctx = client_context();
     return probe.start_tls(*ctx) ? peer_serial(probe.tls()) : std::string("no handshake");
   };
+  const auto serial_now = [&] { return serial_on(server.tls_port()); };
   ASSERT_EQ(serial_now(), file_serial(cert("server.pem")));
+  ASSERT_EQ(serial_on(server.mgmt_tls_port()), file_serial(cert("server.pem")));
 
   // Load: requests on one open connection, and a new connection every few requests.
   std::atomic<bool> stop = false;
@@ -321,6 +324,7 @@ TEST_F(TlsTest, SighupReloadsTheCertificateUnderLoadAndABadOneKeepsTheOld) {
   ::kill(server.pid(), SIGHUP);
   ASSERT_TRUE(server.wait_for_log("TLS certificate reloaded from")) << server.log();
   EXPECT_EQ(serial_now(), file_serial(cert("server2.pem")));
+  EXPECT_EQ(serial_on(server.mgmt_tls_port()), file_serial(cert("server2.pem")));  // HTTPS too
 
   install("server.pem", "other.key");  // a key that does not match
   ::kill(server.pid(), SIGHUP);
@@ -358,11 +362,16 @@ TEST_F(TlsTest, TheManagementPortServesHttpsWithTheSameLogins) {
 TEST_F(TlsTest, TheClusterMapListsTheTlsPortsOnlyWhenOpen) {
   TerndProcess server(config_.args() + tls_args());
   CouchbaseSession session(server.port());
-  session.open({kXerror, kSelectBucket});
-  const std::string map = session.call(simple(Opcode::GetClusterConfig)).value;
-  EXPECT_NE(map.find("\"kvSSL\":" + std::to_string(server.tls_port())), std::string::npos) << map;
-  EXPECT_NE(map.find("\"mgmtSSL\":" + std::to_string(server.mgmt_tls_port())), std::string::npos)
-      << map;
+  session.hello({kXerror, kSelectBucket});
+  ASSERT_EQ(session.login(), Status::Success);
+  // The node's map before a bucket is selected, then the bucket's.
+  for (bool bucket : {false, true}) {
+    if (bucket) ASSERT_EQ(session.select_bucket(), Status::Success);
+    const std::string map = call_when_warm(session, simple(Opcode::GetClusterConfig)).value;
+    EXPECT_NE(map.find("\"kvSSL\":" + std::to_string(server.tls_port())), std::string::npos) << map;
+    EXPECT_NE(map.find("\"mgmtSSL\":" + std::to_string(server.mgmt_tls_port())), std::string::npos)
+        << map;
+  }
 
   TerndProcess plain(config_.args());
   EXPECT_EQ(plain.tls_port(), 0);
