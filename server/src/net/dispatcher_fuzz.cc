@@ -17,18 +17,19 @@
 //
 // Invariants besides ASan's and UBSan's (a broken one aborts): whatever the connection sends
 // is whole response frames (magic 0x81 or 0x18, lengths adding up to the bytes), each
-// answering a request of this connection (same opcode and opaque); and a request that waits
-// is answered once its tasks have run and time has passed, so an ordered connection never
-// hangs.
+// answering a request of this connection (same opcode and opaque), in request order unless
+// HELLO accepted UnorderedExecution; a request that waits is answered once its tasks have run
+// and time has passed, so an ordered connection never hangs; and when the client hangs up,
+// every whole request it sent whose opcode is not quiet has been answered.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <asio.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <set>
 #include <span>
 #include <utility>
 #include <vector>
@@ -36,6 +37,7 @@
 #include "auth/user.h"
 #include "cluster/collections_manifest.h"
 #include "commands/dispatcher.h"
+#include "commands/features.h"
 #include "commands/node.h"
 #include "commands/test_node.h"
 #include "common/clock.h"
@@ -51,6 +53,7 @@
 #include "net/transport.h"
 #include "protocol/codec.h"
 #include "protocol/frame.h"
+#include "protocol/opcode.h"
 
 namespace tern::net {
 namespace {
@@ -201,13 +204,18 @@ class World {
   void finish() {
     if (transport_->closed()) return;
     wait_until_reading();
-    if (transport_->wants_input()) transport_->hang_up();
+    if (!transport_->wants_input()) return;  // closed meanwhile
+    transport_->hang_up();
     for (int step = 0; step < 8 && !transport_->closed(); ++step) {
       settle();
       clock_.advance_seconds(30);
     }
     check_answers();
     TERN_FUZZ_CHECK(transport_->closed());
+    // Closed by the hang-up, not by QUIT or an error: nothing owed was dropped.
+    for (const Request& request : requests_) {
+      if (request.must_answer) TERN_FUZZ_CHECK(request.answers > 0);
+    }
   }
 
  private:
@@ -234,6 +242,8 @@ class World {
     auto transport = std::make_unique<MemoryTransport>();
     transport_ = transport.get();
     requests_.clear();
+    last_answered_ = 0;
+    unordered_ = false;
     connection_ = std::make_shared<Connection>(gate_, *dispatcher_, kMaxItemSize, stats_, "fuzz");
     connection_->start(std::move(transport));
   }
@@ -264,11 +274,15 @@ class World {
     TERN_FUZZ_CHECK(transport_->wants_input() || transport_->closed());
   }
 
-  // Remembers who may be answered: the opcode and opaque of every header the client sent.
+  // Remembers who may be answered: every header the client sent, in order.
   void record_request(std::span<const uint8_t> bytes) {
     if (bytes.size() < protocol::kHeaderSize) return;
     const protocol::Header header = protocol::decode_header(bytes);
-    requests_.insert({header.opcode, header.opaque});
+    // A whole request whose opcode is not quiet is answered, if only with an error.
+    const bool must_answer = protocol::is_client_request_magic(header.magic) &&
+                             bytes.size() == protocol::kHeaderSize + uint64_t{header.body_length} &&
+                             !protocol::is_quiet(static_cast<protocol::Opcode>(header.opcode));
+    requests_.push_back({header.opcode, header.opaque, must_answer});
     if (trace) {
       std::fprintf(stderr, "request: magic 0x%02x opcode 0x%02x opaque 0x%x, %zu bytes\n",
                    header.magic, header.opcode, header.opaque, bytes.size());
@@ -283,7 +297,7 @@ class World {
       TERN_FUZZ_CHECK(protocol::decode_frame(rest, frame) == protocol::DecodeResult::Ok);
       TERN_FUZZ_CHECK(frame.magic == static_cast<uint8_t>(protocol::Magic::ClientResponse) ||
                       frame.magic == static_cast<uint8_t>(protocol::Magic::AltClientResponse));
-      TERN_FUZZ_CHECK(requests_.contains({frame.opcode, frame.opaque}));
+      match_answer(frame);
       if (trace) {
         std::fprintf(stderr, "answer: opcode 0x%02x opaque 0x%x status 0x%02x %zu-byte value\n",
                      frame.opcode, frame.opaque, frame.vbucket_or_status, frame.value.size());
@@ -293,6 +307,31 @@ class World {
     sent.clear();
   }
 
+  // Finds the request `answer` answers (same opcode and opaque): the first unanswered one, else
+  // one answered already (STAT answers many times). Without UnorderedExecution it may not
+  // come before the last request answered.
+  void match_answer(const protocol::Frame& answer) {
+    const auto from = unordered_ ? requests_.begin() : requests_.begin() + last_answered_;
+    const auto matches = [&answer](const Request& r) {
+      return r.opcode == answer.opcode && r.opaque == answer.opaque;
+    };
+    auto it = std::find_if(from, requests_.end(),
+                           [&](const Request& r) { return matches(r) && r.answers == 0; });
+    if (it == requests_.end()) it = std::find_if(from, requests_.end(), matches);
+    TERN_FUZZ_CHECK(it != requests_.end());  // answers a request, in order unless unordered
+    ++it->answers;
+    if (!unordered_) last_answered_ = static_cast<size_t>(it - requests_.begin());
+    // What HELLO accepted is the session's features from now on.
+    if (answer.opcode == static_cast<uint8_t>(protocol::Opcode::Hello) &&
+        answer.vbucket_or_status == 0) {
+      unordered_ = false;
+      for (size_t i = 0; i + 1 < answer.value.size(); i += 2) {
+        unordered_ = unordered_ || protocol::load_be16(answer.value.data() + i) ==
+                                       static_cast<uint16_t>(commands::Feature::UnorderedExecution);
+      }
+    }
+  }
+
   ManualClock clock_;
   executor::ManualExecutor executor_{clock_};
   std::unique_ptr<commands::Node> node_;
@@ -300,8 +339,16 @@ class World {
   std::unique_ptr<commands::Dispatcher> dispatcher_;
   std::shared_ptr<LoopGate> gate_ = std::make_shared<LoopGate>(loop());
   std::shared_ptr<Connection> connection_;
-  MemoryTransport* transport_ = nullptr;             // owned by connection_
-  std::set<std::pair<uint8_t, uint32_t>> requests_;  // (opcode, opaque) sent on it
+  MemoryTransport* transport_ = nullptr;  // owned by connection_
+  struct Request {
+    uint8_t opcode = 0;
+    uint32_t opaque = 0;
+    bool must_answer = false;
+    size_t answers = 0;
+  };
+  std::vector<Request> requests_;  // sent on the connection, in order
+  size_t last_answered_ = 0;       // index in requests_
+  bool unordered_ = false;         // the session negotiated UnorderedExecution
 };
 
 // The length of the piece at the front of `rest`: a tick, a whole frame as its header
