@@ -344,7 +344,7 @@ internal sealed class Connection : IKvConnection, IOperationCarrier, IAsyncDispo
         catch (Exception e)
         {
             // The operations these frames carried are in flight: Fail fails them, as sent.
-            Fail(e);
+            Fail(Explained(e));
         }
         finally
         {
@@ -384,7 +384,7 @@ internal sealed class Connection : IKvConnection, IOperationCarrier, IAsyncDispo
         }
         catch (Exception e)
         {
-            Fail(e);
+            Fail(Explained(e));
         }
         finally
         {
@@ -425,6 +425,22 @@ internal sealed class Connection : IKvConnection, IOperationCarrier, IAsyncDispo
             // The server's request is advice (a newer map); failing to act on it is no reason to drop the connection.
             _settings.Logger.LogError(e, "handling server request 0x{Opcode:x2} on {Connection} failed", header.Opcode, Name);
         }
+    }
+
+    /// <summary>
+    /// A TLS session's failure with its innermost reason in the message: SslStream says only "the
+    /// decryption operation failed", and the cause (such as the server's alert "unknown ca" for a
+    /// client certificate it does not trust, which TLS 1.3 reports after the handshake) sits
+    /// three exceptions down.
+    /// </summary>
+    private Exception Explained(Exception e)
+    {
+        if (_tls is null || e is not IOException || e.InnerException is null)
+            return e;
+        var innermost = e;
+        while (innermost.InnerException is { } inner)
+            innermost = inner;
+        return new ConnectionFailedException($"the TLS session with {Endpoint} failed: {innermost.Message}", null, e);
     }
 
     /// <summary>The periodic tick: keepalive first (a dead peer fails everything at once), then deadlines.</summary>

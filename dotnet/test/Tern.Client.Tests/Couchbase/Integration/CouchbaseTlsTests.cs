@@ -173,6 +173,19 @@ public sealed class CouchbaseTlsTests(CouchbaseTlsFixture fixture) : IClassFixtu
     }
 
     [Fact]
+    public async Task AClientCertificateFromACaTheServerDoesNotTrustEndsTheTlsSession()
+    {
+        var error = await Assert.ThrowsAsync<NodeUnavailableException>(
+            () => Cluster.ConnectAsync(fixture.ConnectionString, ClientCertificateOptions("client-other")));
+
+        // The reason is the server's alert ("unknown ca") when the client reads it first, or a
+        // broken pipe when its write comes first: the server's log says which certificate failed.
+        Assert.Contains($"the TLS session with 127.0.0.1:{fixture.Server.TlsPort} failed:", error.Message);
+        await Poll.Until(() => fixture.Server.Log.Any(line => line.Contains("TLS handshake failed: certificate verify failed")),
+            "ternd did not log the refused client certificate");
+    }
+
+    [Fact]
     public async Task ACertificateAuthenticatorNeedsTls()
     {
         var options = CouchbaseFixture.Options() with
