@@ -5,6 +5,7 @@
 
 #include "http/answer.h"
 #include "http/basic_auth.h"
+#include "http/certificate_auth.h"
 
 namespace tern::http {
 
@@ -72,8 +73,10 @@ Routes::Routes(httplib::Server& server, const commands::Node& node)
 httplib::Server::Handler Routes::guarded(Access access, Handler handler) const {
   return [&node = node_, access = std::move(access), handler = std::move(handler)](
              const httplib::Request& req, httplib::Response& res) {
-    const std::optional<Caller> caller = authenticate_basic(
-        node.users(), node.settings().open_access, req.get_header_value("Authorization"));
+    std::optional<Caller> caller = authenticate_basic(node.users(), node.settings().open_access,
+                                                      req.get_header_value("Authorization"));
+    // Over HTTPS, a client certificate logs its user in when no password did.
+    if (!caller && req.ssl != nullptr) caller = authenticate_certificate(node.users(), *req.ssl);
     if (!caller) return answer_unauthorized(req, res);
     if (!allowed(*caller, access.level, req)) {
       return answer_json(res, 403,

@@ -343,7 +343,7 @@ TEST_F(TlsTest, SighupReloadsTheCertificateUnderLoadAndABadOneKeepsTheOld) {
   fs::remove_all(own, ignored);
 }
 
-TEST_F(TlsTest, TheManagementPortServesHttpsWithTheSameLogins) {
+TEST_F(TlsTest, TheManagementPortServesHttpsWithTheSameLoginsAndClientCertificates) {
   TerndProcess server(config_.args() + tls_args());
   ASSERT_NE(server.mgmt_tls_port(), 0);
   httplib::SSLClient https("127.0.0.1", server.mgmt_tls_port());
@@ -357,6 +357,18 @@ TEST_F(TlsTest, TheManagementPortServesHttpsWithTheSameLogins) {
   ASSERT_TRUE(pools);
   EXPECT_EQ(pools->status, 200);
   EXPECT_NE(pools->body.find("\"isAdminCreds\":true"), std::string::npos) << pools->body;
+
+  // A client certificate logs its user in, as on the KV TLS port; one naming nobody does not.
+  for (const auto& [name, status] :
+       std::vector<std::pair<std::string, int>>{{"client-admin", 200}, {"client-nobody", 401}}) {
+    httplib::SSLClient mutual("127.0.0.1", server.mgmt_tls_port(), cert(name + ".pem"),
+                              cert(name + ".key"));
+    mutual.set_ca_cert_path(cert("ca.pem").c_str());
+    mutual.enable_server_certificate_verification(true);
+    const auto answer = mutual.Get("/pools");
+    ASSERT_TRUE(answer) << name << ": " << httplib::to_string(answer.error());
+    EXPECT_EQ(answer->status, status) << name;
+  }
 }
 
 TEST_F(TlsTest, TheClusterMapListsTheTlsPortsOnlyWhenOpen) {
