@@ -1,7 +1,7 @@
 // Helpers for the compat suite: where things are, starting and stopping a real ternd, the
 // three-node cluster from scripts/cluster.sh, and small waiting helpers.
 import assert from 'node:assert/strict';
-import { spawn, execFile } from 'node:child_process';
+import { spawn, spawnSync, execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -60,10 +60,15 @@ export function tempHoldFile() {
  * hold_fsync: while that file exists every fsync it makes waits, so nothing it writes becomes
  * durable (remove the file before stop(): a clean stop flushes first).
  * The management (HTTP) port is on a free port too (--mgmt-port 0) unless `args` gives one.
+ * With `tls` (true, or { leaf } naming a server certificate of scripts/test-certs.sh:
+ * 'server' by default, 'other' for one from another CA), ternd also serves TLS on free ports
+ * (--tls-port 0, and --mgmt-tls-port 0 while the management port is on), with certificates
+ * from testCertificates(); the result then has tlsPort, mgmtTlsPort, caPath (the CA that
+ * signed its certificate), certDir and tlsConnStr (couchbases://).
  * Resolves with { port, mgmtPort, connStr, dataDir, stop(), kill(), log() }. stop() sends SIGTERM and
  * waits for the exit (SIGKILL after STOP_TIMEOUT_MS); it resolves with the exit code.
  */
-export async function startTernd({ args = [], dataDir, holdFile } = {}) {
+export async function startTernd({ args = [], dataDir, holdFile, tls } = {}) {
   if (!fs.existsSync(terndPath)) {
     throw new Error(`no ternd at ${terndPath}: build it (scripts/build-server.sh) or set TERND`);
   }
@@ -75,6 +80,14 @@ export async function startTernd({ args = [], dataDir, holdFile } = {}) {
   const mgmtArgs = args.includes('--mgmt-port') ? [] : ['--mgmt-port', '0'];
   const argv = ['--config', configPath, '--port', '0', '--data-dir', dir, ...mgmtArgs, ...extraArgs, ...args];
   const mgmtOn = argv[argv.indexOf('--mgmt-port') + 1] !== 'none';
+  const certDir = tls ? testCertificates() : null;
+  if (tls) {
+    const leaf = tls.leaf ?? 'server';
+    argv.push('--tls-port', '0', '--tls-certificate', path.join(certDir, `${leaf}.pem`),
+      '--tls-private-key', path.join(certDir, `${leaf}.key`));
+    if (mgmtOn && !argv.includes('--mgmt-tls-port')) argv.push('--mgmt-tls-port', '0');
+  }
+  const mgmtTlsOn = tls && mgmtOn && argv[argv.indexOf('--mgmt-tls-port') + 1] !== 'none';
   // hold_fsync execs ternd in its own process: the child's signals and exit status are ternd's.
   const child = holdFile === undefined
     ? spawn(terndPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] })
@@ -85,6 +98,8 @@ export async function startTernd({ args = [], dataDir, holdFile } = {}) {
     resolve(code ?? signal);
   }));
   let mgmtPort = null;
+  let tlsPort = null;
+  let mgmtTlsPort = null;
   const port = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -95,9 +110,13 @@ export async function startTernd({ args = [], dataDir, holdFile } = {}) {
       // A persistent bucket answers Etmpfail until warm: wait for "ternd ready" too.
       const m = /ternd \S+ listening on 127\.0\.0\.1:(\d+)/.exec(output);
       const mgmt = /management port listening on 127\.0\.0\.1:(\d+)/.exec(output);
-      if (m && (mgmt || !mgmtOn) && output.includes('ternd ready')) {
+      const kvTls = /TLS listening on 127\.0\.0\.1:(\d+)/.exec(output);
+      const mgmtTls = /management TLS port listening on 127\.0\.0\.1:(\d+)/.exec(output);
+      if (m && (mgmt || !mgmtOn) && (kvTls || !tls) && (mgmtTls || !mgmtTlsOn) && output.includes('ternd ready')) {
         clearTimeout(timer);
         mgmtPort = mgmt ? Number(mgmt[1]) : null;
+        tlsPort = kvTls ? Number(kvTls[1]) : null;
+        mgmtTlsPort = mgmtTls ? Number(mgmtTls[1]) : null;
         resolve(Number(m[1]));
       }
     };
@@ -126,10 +145,36 @@ export async function startTernd({ args = [], dataDir, holdFile } = {}) {
     pid: child.pid,
     dataDir: dir,
     connStr: `couchbase://127.0.0.1:${port}`,
+    ...(tls ? {
+      tlsPort,
+      mgmtTlsPort,
+      certDir,
+      caPath: path.join(certDir, tls.leaf === 'other' ? 'other-ca.pem' : 'ca.pem'),
+      tlsConnStr: `couchbases://127.0.0.1:${tlsPort}`,
+    } : {}),
     log: () => output,
     stop: () => stopWith('SIGTERM'),
     kill: () => stopWith('SIGKILL'),
   };
+}
+
+let certificates = null;
+
+/**
+ * The directory of scripts/test-certs.sh's certificates (ca.pem, server.pem/.key,
+ * other-ca.pem, ...; see its header), made once per test process into a temporary directory
+ * that is removed when the process exits: nothing secret in git.
+ */
+export function testCertificates() {
+  if (certificates) return certificates;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tern-compat-certs-'));
+  process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  const made = spawnSync('bash', [path.join(repoRoot, 'scripts', 'test-certs.sh'), dir], { encoding: 'utf8' });
+  if (made.status !== 0) {
+    throw new Error(`scripts/test-certs.sh failed (${made.status ?? made.error}): ${made.stderr}`);
+  }
+  certificates = dir;
+  return dir;
 }
 
 /**
