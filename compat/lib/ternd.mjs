@@ -114,6 +114,9 @@ export async function startTernd({ args = [], dataDir, holdFile, tls } = {}) {
       const mgmtTls = /management TLS port listening on 127\.0\.0\.1:(\d+)/.exec(output);
       if (m && (mgmt || !mgmtOn) && (kvTls || !tls) && (mgmtTls || !mgmtTlsOn) && output.includes('ternd ready')) {
         clearTimeout(timer);
+        // From here the draining listeners below keep the output (once each line).
+        child.stdout.off('data', onData);
+        child.stderr.off('data', onData);
         mgmtPort = mgmt ? Number(mgmt[1]) : null;
         tlsPort = kvTls ? Number(kvTls[1]) : null;
         mgmtTlsPort = mgmtTls ? Number(mgmtTls[1]) : null;
