@@ -62,7 +62,7 @@ export function tempHoldFile() {
  * The management (HTTP) port is on a free port too (--mgmt-port 0) unless `args` gives one.
  * With `tls` (true, or { leaf } naming a server certificate of scripts/test-certs.sh:
  * 'server' by default, 'other' for one from another CA), ternd also serves TLS on free ports
- * (--tls-port 0, and --mgmt-tls-port 0 while the management port is on), with certificates
+ * (--tls-port 0, and --mgmt-tls-port 0 unless `args` gives one), with certificates
  * from testCertificates(); the result then has tlsPort, mgmtTlsPort, caPath (the CA that
  * signed its certificate), certDir and tlsConnStr (couchbases://).
  * Resolves with { port, mgmtPort, connStr, dataDir, stop(), kill(), log() }. stop() sends SIGTERM and
@@ -85,9 +85,9 @@ export async function startTernd({ args = [], dataDir, holdFile, tls } = {}) {
     const leaf = tls.leaf ?? 'server';
     argv.push('--tls-port', '0', '--tls-certificate', path.join(certDir, `${leaf}.pem`),
       '--tls-private-key', path.join(certDir, `${leaf}.key`));
-    if (mgmtOn && !argv.includes('--mgmt-tls-port')) argv.push('--mgmt-tls-port', '0');
+    if (!argv.includes('--mgmt-tls-port')) argv.push('--mgmt-tls-port', '0');
   }
-  const mgmtTlsOn = tls && mgmtOn && argv[argv.indexOf('--mgmt-tls-port') + 1] !== 'none';
+  const mgmtTlsOn = tls && argv[argv.indexOf('--mgmt-tls-port') + 1] !== 'none';
   // hold_fsync execs ternd in its own process: the child's signals and exit status are ternd's.
   const child = holdFile === undefined
     ? spawn(terndPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] })

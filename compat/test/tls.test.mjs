@@ -32,7 +32,10 @@ let cluster;
 let coll;
 
 before(async () => {
-  ternd = await startTernd({ tls: true });
+  // No plain management port: the bucket manager can only have reached the HTTPS one.
+  ternd = await startTernd({ tls: true, args: ['--mgmt-port', 'none'] });
+  assert.equal(ternd.mgmtPort, null);
+  assert.ok(ternd.mgmtTlsPort);
   cluster = await couchbase.connect(ternd.tlsConnStr, {
     username: USER, password: PASSWORD, timeouts: TIMEOUTS, security: { trustStorePath: ternd.caPath },
   });
@@ -115,6 +118,11 @@ it('sub-document lookupIn and mutateIn over TLS', async () => {
   assert.equal(res.content[2].value, 3);
   assert.equal(res.content[3].value, false);
   assert.equal(res.cas.toString(), mutated.cas.toString());
+});
+
+it('the bucket manager over couchbases:// reaches the management port over HTTPS (mgmtSSL)', async () => {
+  const settings = await cluster.buckets().getBucket(BUCKET);
+  assert.equal(settings.name, BUCKET);
 });
 
 it('trusting another CA, the SDK cannot connect (or its first operation fails), within a bound', async () => {
