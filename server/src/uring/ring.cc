@@ -23,8 +23,7 @@ namespace {
 
 void require(io_uring_probe& probe, int opcode, const char* name) {
   if (!io_uring_opcode_supported(&probe, opcode)) {
-    throw IoUringUnavailable(std::string("io_uring_get_probe_ring: ") + name +
-                             " not supported");
+    throw IoUringUnavailable(std::string("io_uring_get_probe_ring: ") + name + " not supported");
   }
 }
 
@@ -42,7 +41,10 @@ io_uring_cqe* next_completion(io_uring& ring) {
 Ring::Ring(const RingOptions& options) : options_(options) {
   // Multishot receive is probed on a small ring of its own: this one, set up for a single
   // issuer, accepts no request until the loop's thread enables it.
-  { Ring probe(RingOptions{.entries = 8, .buffer_count = 1, .buffer_size = 64}, kProbeOnly); }
+  {
+    Ring probe(RingOptions{.entries = 8, .buffer_count = 1, .buffer_size = 64}, kProbeOnly);
+    multishot_limit_ = probe.multishot_limit_ && options.multishot_limit;
+  }
   // Single issuer, deferred task running (kernel 6.1): the kernel finishes completions only
   // when the loop enters it to wait, in a batch, never interrupting the thread for them.
   // Older kernels get cooperative task running (5.19), else no flags.
@@ -54,7 +56,7 @@ Ring::Ring(const RingOptions& options, ProbeOnly) : options_(options) {
   set_up({0});
   try {
     enable_here();
-    probe_multishot_receive();
+    multishot_limit_ = probe_multishot_receive();
   } catch (...) {
     release();
     throw;
@@ -100,8 +102,8 @@ void Ring::set_up(std::initializer_list<unsigned> flag_choices) {
     buffers_ = new uint8_t[options_.buffer_count * options_.buffer_size];
     for (unsigned id = 0; id < options_.buffer_count; ++id) {
       io_uring_buf_ring_add(buffer_ring_, buffers_ + id * options_.buffer_size,
-                            options_.buffer_size, id,
-                            io_uring_buf_ring_mask(options_.buffer_count), id);
+                            options_.buffer_size, id, io_uring_buf_ring_mask(options_.buffer_count),
+                            id);
     }
     io_uring_buf_ring_advance(buffer_ring_, options_.buffer_count);
   } catch (...) {
@@ -111,8 +113,19 @@ void Ring::set_up(std::initializer_list<unsigned> flag_choices) {
 }
 
 // Multishot receive (kernel 6.0): an older kernel answers EINVAL for the flag. One byte
-// through a socket pair must come back as a completion that promises more.
-void Ring::probe_multishot_receive() {
+// through a socket pair must come back as a completion that promises more. Its limit
+// (kernel 6.17) shares the field of a file index, which older kernels refuse (EINVAL): a
+// receive limited to one byte must end after it.
+bool Ring::probe_multishot_receive() {
+  const auto [first, flags] = probe_receive(0);
+  if (first != 1 || !(flags & IORING_CQE_F_MORE)) {
+    refused("io_uring_prep_recv_multishot", first < 0 ? -first : EINVAL);
+  }
+  const auto [limited, limited_flags] = probe_receive(1);
+  return limited == 1 && !(limited_flags & IORING_CQE_F_MORE);
+}
+
+std::pair<int, unsigned> Ring::probe_receive(uint32_t limit) {
   int pair[2];
   if (socketpair(AF_UNIX, SOCK_STREAM, 0, pair) != 0) refused("socketpair (probe)", errno);
   const char byte = 1;
@@ -121,9 +134,10 @@ void Ring::probe_multishot_receive() {
   io_uring_prep_recv_multishot(&probe_receive, pair[0], nullptr, 0, 0);
   probe_receive.flags |= IOSQE_BUFFER_SELECT;
   probe_receive.buf_group = kBufferGroup;
+  probe_receive.file_index = limit;  // the limit: optlen in newer headers, same field
   io_uring_submit(&ring_);
   io_uring_cqe* cqe = next_completion(ring_);
-  const int first = cqe->res;
+  const int first = written ? cqe->res : -EIO;
   const unsigned flags = cqe->flags;
   io_uring_cqe_seen(&ring_, cqe);
   if (flags & IORING_CQE_F_BUFFER) give_back(flags >> IORING_CQE_BUFFER_SHIFT);
@@ -131,9 +145,20 @@ void Ring::probe_multishot_receive() {
   ::close(pair[1]);
   if (flags & IORING_CQE_F_MORE) io_uring_cqe_seen(&ring_, next_completion(ring_));
   ::close(pair[0]);
-  if (!written || first != 1 || !(flags & IORING_CQE_F_MORE)) {
-    refused("io_uring_prep_recv_multishot", first < 0 ? -first : EINVAL);
+  return {first, flags};
+}
+
+io_uring_sqe& Ring::prep_limited_receive(io_uring_sqe& entry, int fd) const {
+  if (multishot_limit_) {
+    io_uring_prep_recv_multishot(&entry, fd, nullptr, 0, 0);
+    entry.file_index = static_cast<uint32_t>(options_.receive_limit);  // optlen (probe)
+  } else {
+    // Length 0: as much as one buffer holds.
+    io_uring_prep_recv(&entry, fd, nullptr, 0, 0);
   }
+  entry.flags |= IOSQE_BUFFER_SELECT;
+  entry.buf_group = kBufferGroup;
+  return entry;
 }
 
 void Ring::release() {
@@ -173,8 +198,7 @@ std::span<const uint8_t> Ring::buffer(uint16_t id, size_t n) const {
 
 void Ring::give_back(uint16_t id) {
   io_uring_buf_ring_add(buffer_ring_, buffers_ + size_t{id} * options_.buffer_size,
-                        options_.buffer_size, id,
-                        io_uring_buf_ring_mask(options_.buffer_count), 0);
+                        options_.buffer_size, id, io_uring_buf_ring_mask(options_.buffer_count), 0);
   io_uring_buf_ring_advance(buffer_ring_, 1);
 }
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <span>
+#include <utility>
 
 namespace tern::uring {
 
@@ -31,6 +32,16 @@ struct RingOptions {
   // never a byte.
   unsigned buffer_count = 256;
   size_t buffer_size = 16 * 1024;
+  // The most one receive takes before the kernel ends it (a multishot receive left alone
+  // would take every free buffer in one turn: a client that sends without reading could
+  // make one connection hold the whole ring's worth of input). The transport arms the next
+  // receive only when the connection asks again, so a connection holds at most this, plus
+  // one buffer, beyond what it has consumed. Kernels without the multishot limit (before
+  // 6.17) get one-shot receives of one buffer each instead.
+  size_t receive_limit = 64 * 1024;
+  // Whether to use the kernel's multishot limit where it has one (tests turn it off to run
+  // the one-shot receives of older kernels).
+  bool multishot_limit = true;
 };
 
 class Ring {
@@ -44,6 +55,11 @@ class Ring {
   Ring& operator=(const Ring&) = delete;
 
   io_uring& get() { return ring_; }
+
+  // Queues a receive on `fd` into this ring's buffers that takes at most the options'
+  // receive_limit (multishot where the kernel can limit it, else one buffer, one-shot).
+  // Completions without IORING_CQE_F_MORE end it.
+  io_uring_sqe& prep_limited_receive(io_uring_sqe& entry, int fd) const;
 
   // Makes the calling thread the ring's only submitter, the first time (a ring set up for
   // a single issuer takes requests only then). Call on the loop's thread before submitting.
@@ -64,12 +80,18 @@ class Ring {
   // Sets up the ring with the first of `flag_choices` the kernel accepts, checks the
   // opcodes the loop needs and registers the provided buffers.
   void set_up(std::initializer_list<unsigned> flag_choices);
-  void probe_multishot_receive();
+  // Throws unless the kernel has multishot receive; returns whether it also honours a limit
+  // on one (kernel 6.17).
+  bool probe_multishot_receive();
+  // The first completion of a multishot receive, limited to `limit` bytes unless 0, on a
+  // socket pair holding one byte: {result, flags}. Nothing stays armed after.
+  std::pair<int, unsigned> probe_receive(uint32_t limit);
   void release();
 
   io_uring ring_;
   bool enabled_ = true;
   const RingOptions options_;
+  bool multishot_limit_ = false;              // the kernel limits multishot receives, and we use it
   io_uring_buf_ring* buffer_ring_ = nullptr;  // mmap'ed; shared with the kernel
   size_t buffer_ring_bytes_ = 0;
   uint8_t* buffers_ = nullptr;  // buffer_count * buffer_size bytes

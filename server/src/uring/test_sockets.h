@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <functional>
@@ -165,6 +166,7 @@ class Recorder : public net::TransportEvents {
   }
   void received(size_t n) override {
     used += n;
+    largest_delivery = std::max(largest_delivery, n);
     input.resize(used);
     ++deliveries;
     if (ask_again) transport->receive();
@@ -181,6 +183,7 @@ class Recorder : public net::TransportEvents {
   std::vector<uint8_t> input;
   size_t used = 0;
   int deliveries = 0;
+  size_t largest_delivery = 0;
   bool peer_gone = false;
   int sends_done = 0;
   std::optional<std::error_code> end;

@@ -146,7 +146,9 @@ void UringTransport::on_receive(const io_uring_cqe& cqe) {
     deliver_arrived();
     if (reporting()) end(std::error_code(-result, std::system_category()));
   }
-  settle_receive();
+  // Input awaiting delivery: flush() settles once the connection has heard of it, so a
+  // receive that ended at its limit is armed again only if the connection asks for more.
+  if (arrived_.empty()) settle_receive();
 }
 
 void UringTransport::flush() {
@@ -200,10 +202,7 @@ void UringTransport::settle_receive() {
   if (closed_) return;
   const bool want = !ended_ && !peer_done_ && (wanted_ || lingering_);
   if (want && !receive_armed_) {
-    io_uring_sqe& entry = loop_.sqe(id_, Op::kReceive);
-    io_uring_prep_recv_multishot(&entry, fd_, nullptr, 0, 0);
-    entry.flags |= IOSQE_BUFFER_SELECT;
-    entry.buf_group = Ring::kBufferGroup;
+    loop_.ring().prep_limited_receive(loop_.sqe(id_, Op::kReceive), fd_);
     receive_armed_ = true;
     ++requests_;
     update_hold();

@@ -1,21 +1,25 @@
 #pragma once
 // A connection's socket on an io_uring loop (net/transport.h's io_uring backend).
 //
-// Input comes from one multishot receive that stays armed while the connection wants input:
-// each completion names a provided buffer (uring/ring.h); the bytes of every completion a
+// Input comes from a multishot receive that takes at most RingOptions::receive_limit bytes
+// (uring/ring.h): each completion names a provided buffer; the bytes of every completion a
 // turn brings are copied into the connection's space and reported as one delivery, so
 // every complete request among them runs before one send, as a read of all that was
 // waiting would have it. When the connection has not asked again by the end of a
 // delivery, the receive is cancelled; what arrives before the cancel lands is still
-// delivered. A receive the kernel ends (out of buffers, or cancelled) is armed again if the
-// connection wants input. A send is queued and goes with the loop's next submit, together
-// with every other connection's; the rest of a partial send is queued again.
+// delivered, within the limit. A receive the kernel ends (its limit reached, out of
+// buffers, or cancelled) is armed again after the delivery if the connection asks for
+// more: so a client that sends without reading makes its connection hold at most the
+// limit (and one buffer) beyond what it asked for, as on epoll, never the whole ring.
+// A send is queued and goes with the loop's next submit, together with every other
+// connection's; the rest of a partial send is queued again.
 //
 // Lifetime: each request holds the owner (and so this transport, which the owner owns)
 // until its last completion, even after close(): the kernel may read a send's bytes until
 // then. close() shuts the socket down at once but closes the descriptor only when no
-// request names it any more, so its number cannot be reused under them. Ids in user_data find the transport; a completion that finds none is ignored.
-// Single-threaded, on the loop's thread.
+// request names it any more, so its number cannot be reused under them. Ids in user_data
+// find the transport; a completion that finds none is ignored. Single-threaded, on the
+// loop's thread.
 
 #include <chrono>
 #include <cstddef>
@@ -81,10 +85,10 @@ class UringTransport final : public net::Transport, private Completer {
   std::shared_ptr<net::TransportEvents> hold_;
   unsigned requests_ = 0;  // submitted and not finished
   bool keep_ = false;
-  bool wanted_ = false;            // the owner asked for input and has not had it
-  bool receive_armed_ = false;     // a multishot receive is pending
+  bool wanted_ = false;         // the owner asked for input and has not had it
+  bool receive_armed_ = false;  // a receive is pending
   bool receive_cancelling_ = false;
-  bool peer_done_ = false;         // the peer closed its side
+  bool peer_done_ = false;  // the peer closed its side
   bool lingering_ = false;
   UringLoop::Clock::time_point linger_until_;
   UringLoop::Clock::time_point deadline_ = UringLoop::Clock::time_point::max();  // end_at()
