@@ -1,8 +1,8 @@
 // The official Couchbase Node.js SDK (npm couchbase, on Couchbase's C++ core) against one real
 // ternd over couchbases://: ternd serves certificates from scripts/test-certs.sh, the SDK
 // trusts their CA through security.trustStorePath, and the KV scenario (CAS, a durable write,
-// sub-document lookupIn and mutateIn) runs over TLS only. Trusting another CA, the SDK cannot
-// connect, within a bound.
+// sub-document lookupIn and mutateIn) runs over TLS only; the bucket manager reaches the
+// management port over HTTPS. Trusting another CA, the SDK cannot connect, within a bound.
 import { it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
