@@ -27,13 +27,24 @@
 //
 // --preload-only stores every key once (the preload) and exits: it loads a bucket for a test
 // of warmup (make bench-warmup), and prints "kv_load preloaded keys=N seconds=S".
+//
+// TLS (make bench-tls): with --tls-ca FILE every connection is TLS to ternd's TLS port, the
+// server verified against that CA and for 127.0.0.1, as an SDK over couchbases:// does; the
+// load is otherwise the same. --handshakes N instead opens N connections one after another,
+// each a new TCP connection, a full handshake (no session resumption) when TLS, and one NOOP
+// answered (so that the server has finished its side too), and prints
+// "kv_load handshakes=N tls=0|1 p50_us=A p99_us=B".
 
+#include <fmt/format.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -49,15 +60,15 @@
 #include <system_error>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
 #include "auth/test_scram_client.h"
 #include "cluster/vbucket_of.h"
 #include "commands/features.h"
 #include "protocol/codec.h"
 #include "protocol/opcode.h"
 #include "protocol/status.h"
+#include "tls/openssl_error.h"
+#include "tls/test_client.h"
+#include "tls/tls_context.h"
 
 namespace tern::bench {
 namespace {
@@ -83,6 +94,8 @@ struct Options {
   std::string durability = "none";  // none, majority, persist-active, persist-majority
   unsigned sets_percent = 10;
   bool preload_only = false;
+  std::string tls_ca;  // non-empty: TLS, trusting this CA
+  unsigned handshakes = 0;
 
   bool couchbase() const { return mode == "couchbase"; }
   // The durability level byte of the requirement frame info; 0 for none.
@@ -154,10 +167,12 @@ struct Workload {
 // Statuses other than Success, with how many responses carried each.
 using ErrorCounts = std::map<uint16_t, uint64_t>;
 
-// A blocking TCP connection to 127.0.0.1, with TCP_NODELAY as client libraries set it.
+// A blocking TCP connection to 127.0.0.1, with TCP_NODELAY as client libraries set it; over
+// TLS when given a client context (the handshake done in the constructor).
 class Socket {
  public:
-  explicit Socket(uint16_t port) : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+  explicit Socket(uint16_t port, SSL_CTX* tls = nullptr)
+      : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
     if (fd_ < 0) throw std::system_error(errno, std::generic_category(), "socket");
     int one = 1;
     ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -170,17 +185,32 @@ class Socket {
       ::close(fd_);
       throw std::system_error(error, std::generic_category(), "connect");
     }
+    if (tls != nullptr) {
+      ssl_.reset(SSL_new(tls));
+      SSL_set_fd(ssl_.get(), fd_);
+      X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_.get()), "127.0.0.1");
+      if (SSL_connect(ssl_.get()) != 1) {
+        ::close(fd_);
+        throw std::runtime_error("TLS handshake: " + tls::take_openssl_errors());
+      }
+    }
   }
   ~Socket() {
+    ssl_.reset();
     if (fd_ >= 0) ::close(fd_);
   }
-  Socket(Socket&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Socket(Socket&& other) noexcept
+      : fd_(std::exchange(other.fd_, -1)), ssl_(std::move(other.ssl_)) {}
   Socket& operator=(Socket&&) = delete;
 
   int fd() const { return fd_; }
 
   void send_all(std::span<const uint8_t> bytes) const {
-    while (!bytes.empty()) {
+    if (ssl_ && !bytes.empty() &&
+        SSL_write(ssl_.get(), bytes.data(), static_cast<int>(bytes.size())) <= 0) {
+      throw std::runtime_error("TLS send: " + tls::take_openssl_errors());
+    }
+    while (!ssl_ && !bytes.empty()) {
       const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) throw std::system_error(errno, std::generic_category(), "send");
@@ -190,8 +220,21 @@ class Socket {
 
   // Reads what one recv() returns into `buffer` after its first `used` bytes (growing it
   // only when full) and returns the bytes now used; throws if the server closed the connection.
+  // Over TLS: every plaintext OpenSSL then holds too, since epoll only sees the socket's bytes.
   size_t receive_some(std::vector<uint8_t>& buffer, size_t used) const {
     if (used == buffer.size()) buffer.resize(std::max<size_t>(64 * 1024, 2 * buffer.size()));
+    if (ssl_) {
+      do {
+        if (used == buffer.size()) buffer.resize(2 * buffer.size());
+        const int n = SSL_read(ssl_.get(), buffer.data() + used, int(buffer.size() - used));
+        if (n <= 0) {
+          throw std::runtime_error("TLS receive: " +
+                                   tls::take_openssl_errors("the server closed a connection"));
+        }
+        used += static_cast<size_t>(n);
+      } while (SSL_pending(ssl_.get()) > 0);
+      return used;
+    }
     ssize_t n;
     do {
       n = ::recv(fd_, buffer.data() + used, buffer.size() - used, 0);
@@ -203,6 +246,7 @@ class Socket {
 
  private:
   int fd_;
+  tls::UniqueSsl ssl_;
 };
 
 // The size of the whole response frame at the front of `bytes`, or 0 if it is incomplete.
@@ -284,8 +328,8 @@ void couchbase_handshake(const Socket& socket, const Options& options, uint32_t 
          "SELECT_BUCKET");
 }
 
-Socket open_connection(const Options& options, uint32_t index) {
-  Socket socket(options.port);
+Socket open_connection(const Options& options, SSL_CTX* tls, uint32_t index) {
+  Socket socket(options.port, tls);
   if (options.couchbase()) couchbase_handshake(socket, options, index);
   return socket;
 }
@@ -439,11 +483,35 @@ double percentile_us(std::vector<uint32_t>& ns, double q) {
   return ns[index] / 1000.0;
 }
 
+// --handshakes: opens options.handshakes connections in turn, each answering one NOOP, and
+// prints the percentiles of the time each took.
+int time_handshakes(const Options& options, SSL_CTX* tls) {
+  const std::vector<uint8_t> noop = encode(Opcode::Noop, {});
+  std::vector<uint32_t> ns;
+  for (unsigned i = 0; i < options.handshakes; ++i) {
+    const Clock::time_point start = Clock::now();
+    {
+      const Socket socket(options.port, tls);
+      expect(call(socket, noop), Status::Success, "NOOP");
+    }
+    const auto took = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start);
+    ns.push_back(static_cast<uint32_t>(std::min<int64_t>(took.count(), UINT32_MAX)));
+  }
+  fmt::print("kv_load handshakes={} tls={} p50_us={:.1f} p99_us={:.1f}\n", options.handshakes,
+             tls != nullptr, percentile_us(ns, 0.50), percentile_us(ns, 0.99));
+  return 0;
+}
+
 int run(const Options& options) {
+  tls::testing::UniqueCtx tls_context(nullptr, SSL_CTX_free);
+  if (!options.tls_ca.empty()) tls_context = tls::testing::client_context({.ca = options.tls_ca});
+  SSL_CTX* const tls = tls_context.get();
+  if (options.handshakes > 0) return time_handshakes(options, tls);
+
   const Workload workload(options);
   const Clock::time_point preload_start = Clock::now();
   const bool gets = options.durability_level() == 0 && options.sets_percent < 100;
-  if (gets || options.preload_only) preload(open_connection(options, 0), workload);
+  if (gets || options.preload_only) preload(open_connection(options, tls, 0), workload);
   if (options.preload_only) {
     fmt::print("kv_load preloaded keys={} seconds={:.2f}\n", options.keys,
                std::chrono::duration<double>(Clock::now() - preload_start).count());
@@ -453,7 +521,8 @@ int run(const Options& options) {
   // Connect and shake hands in parallel: SCRAM is slow on purpose.
   std::vector<std::future<Socket>> opening;
   for (unsigned i = 0; i < options.connections; ++i) {
-    opening.push_back(std::async(std::launch::async, open_connection, std::cref(options), i + 1));
+    opening.push_back(
+        std::async(std::launch::async, open_connection, std::cref(options), tls, i + 1));
   }
   std::vector<std::vector<Connection>> per_thread(options.threads);
   for (unsigned i = 0; i < options.connections; ++i) {
@@ -491,11 +560,11 @@ int run(const Options& options) {
           : "-";
   fmt::print(
       "kv_load mode={} durability={} threads={} connections={} pipeline={} seconds={:.1f} ops={} "
-      "ops_per_sec={:.0f} p50_us={:.1f} p99_us={:.1f} server_cpu_us_per_op={} errors={}\n",
+      "ops_per_sec={:.0f} p50_us={:.1f} p99_us={:.1f} server_cpu_us_per_op={} errors={} tls={}\n",
       options.mode, options.durability, options.threads, options.connections, options.pipeline,
-      elapsed, total.ops,
-      static_cast<double>(total.ops) / elapsed, percentile_us(total.batch_ns, 0.50),
-      percentile_us(total.batch_ns, 0.99), server_cpu, errors);
+      elapsed, total.ops, static_cast<double>(total.ops) / elapsed,
+      percentile_us(total.batch_ns, 0.50), percentile_us(total.batch_ns, 0.99), server_cpu, errors,
+      tls != nullptr);
   return errors == 0 && total.ops > 0 ? 0 : 1;
 }
 
@@ -528,6 +597,10 @@ int main(int argc, char** argv) {
   app.add_option("--sets-percent", options.sets_percent, "share of SETs in the load (0-100)")
       ->check(CLI::Range(0, 100));
   app.add_flag("--preload-only", options.preload_only, "store every key once, then exit");
+  app.add_option("--tls-ca", options.tls_ca, "connect over TLS, trusting this CA (PEM file)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--handshakes", options.handshakes,
+                 "time this many connections in turn (connect, TLS handshake, NOOP), no load");
   CLI11_PARSE(app, argc, argv);
   if (options.durability != "none" && !options.couchbase()) {
     fmt::print(stderr, "kv_load: --durability needs --mode couchbase\n");
