@@ -27,6 +27,14 @@ namespace {
 
 // As scripts/flood-memory.py floods by default (docs/performance.md has its figures).
 constexpr int kConnections = 16;
+// The ternd under test is built as this test is (the same build directory).
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kUnderAddressSanitizer = true;
+#elif defined(__has_feature)
+constexpr bool kUnderAddressSanitizer = __has_feature(address_sanitizer);
+#else
+constexpr bool kUnderAddressSanitizer = false;
+#endif
 // ternd's output high water (net/connection.cc): a connection executes requests until this
 // much of its answers waits unsent, then stops reading.
 constexpr uint64_t kOutputHighWater = 1 << 20;
@@ -137,8 +145,11 @@ TEST(FloodTest, ClientsThatSendWithoutReadingCostBoundedMemory) {
   // Its memory: its answers twice (one buffer being sent, one filling) and the largest
   // input one receive brought (its buffer keeps that size), and the io_uring loops' buffer
   // rings (4 MiB each, touched by the flood): about 1.4 MiB a connection on epoll and 1.6 on
-  // io_uring here, rings included.
-  EXPECT_LE(resident_growth_kib, (16 + kConnections * 5 / 2) * 1024u);
+  // io_uring here, rings included. Not under ASan, whose allocator keeps freed memory in
+  // quarantine and adds shadow memory: there the bytes held, above, are the measure.
+  if (!kUnderAddressSanitizer) {
+    EXPECT_LE(resident_growth_kib, (16 + kConnections * 5 / 2) * 1024u);
+  }
 }
 
 }  // namespace
