@@ -14,6 +14,17 @@ if [ -z "${TERND_PATH:-}" ]; then
 fi
 
 # A hung test fails the run (with a dump of where it hung) instead of stalling CI.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
 dotnet test dotnet/Tern.sln -c Release -nologo \
   --blame-hang-timeout 4min \
-  --logger "console;verbosity=normal"
+  --logger "console;verbosity=normal" 2>&1 | tee "$log" || status=$?
+# The test projects run in parallel and their output interleaves: a failure scrolls out of
+# sight (CI shows only the end of the output). Repeat each failure, with its message, last.
+if ((status != 0)); then
+  echo "test-dotnet: FAILED (exit $status). The failures, again:"
+  grep -E -A 25 '^\s*Failed [A-Za-z]|^\s*\[xUnit.net [^]]*\].*\[FAIL\]|aborted|Test Run Aborted' "$log" |
+    head -300 || true
+  exit "$status"
+fi
