@@ -6,7 +6,10 @@
 # target the executions, the coverage (edges) and the corpus size libFuzzer ended with.
 #
 # Environment:
-#   FUZZ_SECONDS    seconds per target (default 30)
+#   FUZZ_SECONDS    seconds per target (default 30), of the clock
+#   FUZZ_CPU_SECONDS  instead, seconds of CPU per target: each runs until it has used that much
+#                   (then stops as it would at its time limit, with its final stats), so that
+#                   a run on a shared machine still gets its due
 #   FUZZ_BUILD_DIR  the build directory (default build/asan, where `make test` runs the
 #                   server's suites: clang++-14, RelWithDebInfo, ASan + UBSan, TERN_FUZZ=ON)
 #   FUZZ_MERGE=1    afterwards, merge into testdata/fuzz/<target>/ the inputs that add
@@ -44,6 +47,13 @@ bash scripts/build-server.sh "$build_dir" RelWithDebInfo address "${targets[@]}"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
+# The user+system CPU seconds process $1 has used (0 once it is gone).
+cpu_seconds() {
+  local fields
+  fields=$(cut -d' ' -f14,15 "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
+  echo $(((${fields% *} + ${fields#* }) / $(getconf CLK_TCK)))
+}
+
 # A value from libFuzzer's log: its final stats, or the last status line's counters.
 stat() { sed -n "s/^stat::$1: *//p" "$2" | tail -1; }
 status_field() { { grep -o "$1: [^ ]*" "$2" || true; } | tail -1 | cut -d' ' -f2; }
@@ -61,16 +71,31 @@ fuzz_one() {
     while read -r flag; do flags+=("$flag"); done < <(grep -v '^\s*\(#\|$\)' "testdata/fuzz/$target.options")
   fi
   # New inputs go to the first directory only: the repository's seeds are read, not written.
-  local result=ok
-  "$server_dir/$target" -max_total_time="$seconds" -print_final_stats=1 "${flags[@]}" \
-    "$corpus" "$seeds" >"$log" 2>&1 || result=FAILED
+  local result=ok used=
+  if [ -n "${FUZZ_CPU_SECONDS:-}" ]; then
+    # libFuzzer's own limit is of the clock: a watcher asks it to stop (SIGUSR1, a graceful
+    # exit) once it has had its CPU time; the clock limit only bounds a starved run.
+    "$server_dir/$target" -max_total_time=$((FUZZ_CPU_SECONDS * 20)) -print_final_stats=1 \
+      "${flags[@]}" "$corpus" "$seeds" >"$log" 2>&1 &
+    local pid=$!
+    used=0
+    while kill -0 "$pid" 2>/dev/null; do
+      used=$(cpu_seconds "$pid")
+      ((used < FUZZ_CPU_SECONDS)) || kill -USR1 "$pid" 2>/dev/null || true
+      sleep 5
+    done
+    wait "$pid" || result=FAILED
+  else
+    "$server_dir/$target" -max_total_time="$seconds" -print_final_stats=1 "${flags[@]}" \
+      "$corpus" "$seeds" >"$log" 2>&1 || result=FAILED
+  fi
   local corp
   corp=$(status_field corp "$log")
   local report
   report=$(printf 'fuzz: %-22s %s: %s executions (%s/s), cov: %s edges, corpus: %s inputs / %s\n' \
     "$target" "$result" "$(stat number_of_executed_units "$log")" \
     "$(stat average_exec_per_sec "$log")" "$(status_field cov "$log")" "${corp%%/*}" \
-    "${corp#*/}")
+    "${corp#*/}")${used:+, CPU: ${used} s}
   if [ "$result" != ok ]; then
     report+=$'\n'"fuzz: $target's report ($log):"$'\n'"$(grep -v '^#[0-9]' "$log" | tail -60)"
     report+=$'\n'"fuzz: the input is in $artifacts; fix the bug, then keep the input in $seeds/ so that"
