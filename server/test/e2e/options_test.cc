@@ -59,8 +59,10 @@ Outcome run_ternd(const std::string& args, const std::string& input = "") {
   const std::string command = "timeout 30 " + std::string(TERND_PATH) + " --port 0 " + args +
                               " <" + out + ".in >" + out + ".out 2>" + out + ".err";
   const int status = std::system(command.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out + ".out"),
-          read_file(out + ".err")};
+  Outcome outcome{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out + ".out"),
+                  read_file(out + ".err")};
+  for (const char* suffix : {".in", ".out", ".err"}) std::filesystem::remove(out + suffix);
+  return outcome;
 }
 
 // `args` must be refused as a usage error with a message containing `message`.
@@ -262,6 +264,7 @@ TEST(OptionsTest, AnInvalidConfigFileStopsStartUpNamingFileLineAndProblem) {
   const std::string message =
       path + ":3:19: bucket[0].memory_quota_mb: must be a whole number 1-1073741824 (got 0)";
   EXPECT_NE(outcome.stderr_text.find(message), std::string::npos) << outcome.stderr_text;
+  std::filesystem::remove(path);
 }
 
 TEST(OptionsTest, TlsSettingsThatCannotWorkStopStartUpSayingWhy) {
@@ -328,6 +331,7 @@ TEST(OptionsTest, HashPasswordPrintsLinesThatAConfigFileAccepts) {
              "[[user]]\nname = \"app\"\nbuckets = [\"b\"]\n" +
                  outcome.stdout_text);
   TerndProcess server({"--config", path});
+  std::filesystem::remove(path);  // read at start-up
   EXPECT_NE(server.port(), 0);
   EXPECT_EQ(server.log().find("clear-text"), std::string::npos) << server.log();
 }
