@@ -14,7 +14,8 @@ namespace tern::http {
 struct NodeAddress {
   std::string host;  // the listen address, as clients reach it
   uint16_t kv_port = 0;
-  uint16_t mgmt_port = 0;  // filled in once the management port is bound
+  uint16_t mgmt_port = 0;      // filled in once the management port is bound
+  uint16_t mgmt_tls_port = 0;  // and the management TLS port (0: not open)
 };
 
 struct MgmtContext {

@@ -79,7 +79,7 @@ MgmtServer::MgmtServer(const MgmtServerConfig& config, MgmtContext& context)
                                          config.tls ? "TLS " : "", config.listen, config.port));
   }
   port_ = static_cast<uint16_t>(bound);
-  if (config.tls == nullptr) context.address.mgmt_port = port_;
+  (config.tls == nullptr ? context.address.mgmt_port : context.address.mgmt_tls_port) = port_;
 }
 
 MgmtServer::~MgmtServer() {

@@ -48,8 +48,8 @@ struct MgmtServerConfig {
 class MgmtServer {
  public:
   // Registers every route and binds the port; throws std::runtime_error naming the address
-  // when it cannot bind. `context` must outlive the server; its address.mgmt_port is set to
-  // the bound port (of a plain HTTP server). Serving starts with start().
+  // when it cannot bind. `context` must outlive the server; its address.mgmt_port (or, over
+  // TLS, mgmt_tls_port) is set to the bound port. Serving starts with start().
   MgmtServer(const MgmtServerConfig& config, MgmtContext& context);
   ~MgmtServer();  // stops serving and joins its threads
   MgmtServer(const MgmtServer&) = delete;

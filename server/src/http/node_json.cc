@@ -55,6 +55,11 @@ void write_node(JsonWriter& out, const httplib::Request& req, const MgmtContext&
   out.StartObject();
   out.Key("direct");
   out.Uint(context.address.kv_port);
+  // Couchbase Server's name for its management TLS port.
+  if (context.address.mgmt_tls_port != 0) {
+    out.Key("httpsMgmt");
+    out.Uint(context.address.mgmt_tls_port);
+  }
   out.EndObject();
   out.EndObject();
 }

@@ -119,11 +119,13 @@ int main(int argc, char** argv) {
     std::unique_ptr<tern::http::MgmtServer> mgmt_tls =
         management_port(options->mgmt_tls_port, tls.get());
     const std::optional<asio::ip::tcp::endpoint> tls_endpoint = server.tls_endpoint();
-    buckets.set_ports(
-        endpoint.port(), mgmt ? std::optional<uint16_t>(mgmt->port()) : std::nullopt,
-        {.kv = tls_endpoint ? std::optional<uint16_t>(tls_endpoint->port()) : std::nullopt,
-         .mgmt = mgmt_tls ? std::optional<uint16_t>(mgmt_tls->port()) : std::nullopt});
-    tern::ternd::SettingsStats settings(*options, endpoint.port());
+    const tern::ternd::BoundPorts ports{
+        .kv = endpoint.port(),
+        .kv_tls = tls_endpoint ? std::optional<uint16_t>(tls_endpoint->port()) : std::nullopt,
+        .mgmt = mgmt ? std::optional<uint16_t>(mgmt->port()) : std::nullopt,
+        .mgmt_tls = mgmt_tls ? std::optional<uint16_t>(mgmt_tls->port()) : std::nullopt};
+    buckets.set_ports(ports.kv, ports.mgmt, {.kv = ports.kv_tls, .mgmt = ports.mgmt_tls});
+    tern::ternd::SettingsStats settings(*options, ports);
     dispatcher.add_stat_provider(server.stats());
     dispatcher.add_stat_provider(settings);
     dispatcher.add_stat_provider(executor_stats);

@@ -8,13 +8,25 @@
 
 namespace tern::ternd {
 
-SettingsStats::SettingsStats(const Options& options, uint16_t bound_port)
-    : options_(options), bound_port_(bound_port) {}
+namespace {
+
+// A port as its flag spells it: the number, or "none" when it is turned off.
+std::string port_text(std::optional<uint16_t> port) {
+  return port ? std::to_string(*port) : "none";
+}
+
+}  // namespace
+
+SettingsStats::SettingsStats(const Options& options, BoundPorts ports)
+    : options_(options), ports_(ports) {}
 
 bool SettingsStats::collect(std::string_view group, metrics::Collector& collector) {
   if (group != "settings") return false;
   namespace stat = metrics::stat;
-  collector.add(stat::settings_port, bound_port_);
+  collector.add(stat::settings_port, ports_.kv);
+  collector.add_text(stat::settings_tls_port, port_text(ports_.kv_tls));
+  collector.add_text(stat::settings_mgmt_port, port_text(ports_.mgmt));
+  collector.add_text(stat::settings_mgmt_tls_port, port_text(ports_.mgmt_tls));
   collector.add_text(stat::settings_listen, options_.listen);
   collector.add(stat::settings_threads, options_.threads);
   collector.add(stat::settings_memory_mb, options_.memory_mb);

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -371,7 +372,7 @@ TEST_F(TlsTest, TheManagementPortServesHttpsWithTheSameLoginsAndClientCertificat
   }
 }
 
-TEST_F(TlsTest, TheClusterMapListsTheTlsPortsOnlyWhenOpen) {
+TEST_F(TlsTest, TheClusterMapStatsAndPoolsListTheTlsPortsOnlyWhenOpen) {
   TerndProcess server(config_.args() + tls_args());
   CouchbaseSession session(server.port());
   session.hello({kXerror, kSelectBucket});
@@ -385,12 +386,34 @@ TEST_F(TlsTest, TheClusterMapListsTheTlsPortsOnlyWhenOpen) {
         << map;
   }
 
+  // STAT settings shows the ports as bound, and the management API lists the HTTPS port
+  // under Couchbase's name for it.
+  std::map<std::string, std::string> settings = session.client().stats("settings");
+  EXPECT_EQ(settings["tls_port"], std::to_string(server.tls_port()));
+  EXPECT_EQ(settings["mgmt_port"], std::to_string(server.mgmt_port()));
+  EXPECT_EQ(settings["mgmt_tls_port"], std::to_string(server.mgmt_tls_port()));
+  httplib::Client http("127.0.0.1", server.mgmt_port());
+  http.set_basic_auth(kAdminUser, kAdminPassword);
+  const auto node = http.Get("/pools/default");
+  ASSERT_TRUE(node);
+  EXPECT_NE(node->body.find("\"httpsMgmt\":" + std::to_string(server.mgmt_tls_port())),
+            std::string::npos)
+      << node->body;
+
   TerndProcess plain(config_.args());
   EXPECT_EQ(plain.tls_port(), 0);
   EXPECT_NE(plain.log().find("TLS ports off"), std::string::npos);
   CouchbaseSession without(plain.port());
   without.open({kXerror, kSelectBucket});
   EXPECT_EQ(without.call(simple(Opcode::GetClusterConfig)).value.find("SSL"), std::string::npos);
+  settings = without.client().stats("settings");
+  EXPECT_EQ(settings["tls_port"], "none");
+  EXPECT_EQ(settings["mgmt_tls_port"], "none");
+  httplib::Client plain_http("127.0.0.1", plain.mgmt_port());
+  plain_http.set_basic_auth(kAdminUser, kAdminPassword);
+  const auto plain_node = plain_http.Get("/pools/default");
+  ASSERT_TRUE(plain_node);
+  EXPECT_EQ(plain_node->body.find("httpsMgmt"), std::string::npos) << plain_node->body;
 }
 
 }  // namespace
