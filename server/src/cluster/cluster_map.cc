@@ -123,11 +123,13 @@ std::optional<int64_t> as_int64(const rapidjson::Value& value) {
 
 std::vector<std::string_view> bucket_capabilities(bool collections) {
   // "xattr": extended attributes, sub-document XATTR paths; "subdoc.AccessDeleted": lookups
-  // and mutations of a tombstone's XATTRs. Not "subdoc.ReplicaRead" (no replica vbuckets to
-  // read), "subdoc.ReplaceBodyWithXattr" (opcode 0xd3) nor "tombstonedUserXAttrs".
+  // and mutations of a tombstone's XATTRs; "subdoc.ReplicaRead": lookups of a replica's copy
+  // (the SDKs' lookupIn*Replica refuse without it; with no replicas they read the active
+  // copy). Not "subdoc.ReplaceBodyWithXattr" (opcode 0xd3) nor "tombstonedUserXAttrs".
   std::vector<std::string_view> capabilities = {"cccp", "nodesExt", "touch", "cbhello"};
   if (collections) capabilities.push_back("collections");
-  for (std::string_view capability : {"durableWrite", "xattr", "subdoc.AccessDeleted"}) {
+  for (std::string_view capability :
+       {"durableWrite", "xattr", "subdoc.AccessDeleted", "subdoc.ReplicaRead"}) {
     capabilities.push_back(capability);
   }
   return capabilities;

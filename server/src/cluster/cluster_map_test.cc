@@ -52,7 +52,8 @@ TEST(ClusterMap, SingleNodeFieldByField) {
   EXPECT_STREQ(doc["bucketCapabilitiesVer"].GetString(), "");
   EXPECT_EQ(strings(doc["bucketCapabilities"]),
             (std::vector<std::string>{"cccp", "nodesExt", "touch", "cbhello", "collections",
-                                      "durableWrite", "xattr", "subdoc.AccessDeleted"}));
+                                      "durableWrite", "xattr", "subdoc.AccessDeleted",
+                                      "subdoc.ReplicaRead"}));
   EXPECT_STREQ(doc["collectionsManifestUid"].GetString(), "2a");
 
   const auto& nodes = doc["nodes"];
@@ -115,7 +116,7 @@ TEST(ClusterMap, SingleNodeWithoutCollections) {
   const std::vector<std::string> capabilities = strings(doc["bucketCapabilities"]);
   EXPECT_EQ(capabilities,
             (std::vector<std::string>{"cccp", "nodesExt", "touch", "cbhello", "durableWrite",
-                                      "xattr", "subdoc.AccessDeleted"}));
+                                      "xattr", "subdoc.AccessDeleted", "subdoc.ReplicaRead"}));
 }
 
 TEST(ClusterMap, SingleNodeOtherVBucketCounts) {

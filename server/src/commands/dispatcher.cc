@@ -15,6 +15,7 @@
 #include "commands/session.h"
 #include "cluster/vbucket_of.h"
 #include "protocol/datatype.h"
+#include "subdoc/request.h"
 
 namespace tern::commands {
 
@@ -192,8 +193,10 @@ Outcome Dispatcher::run(const protocol::Frame& received, Session& session,
       return Outcome::Continue;
     }
     engine::VBucket* vbucket = bucket->vbucket(received.vbucket_or_status);
-    const auto serving = spec->access == Access::Document ? cluster::VBucketState::Active
-                                                          : cluster::VBucketState::Replica;
+    // GET_REPLICA, and sub-document lookups with the ReplicaRead doc flag, read a replica.
+    const bool replica =
+        spec->access == Access::ReplicaDocument || subdoc::reads_replica(loud, received.extras);
+    const auto serving = replica ? cluster::VBucketState::Replica : cluster::VBucketState::Active;
     if (vbucket == nullptr || vbucket->state() != serving) {
       reply.error_with_json(Status::NotMyVbucket, bucket->cluster_map()->json());
       return Outcome::Continue;

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "cluster/vbucket_state.h"
 #include "commands/dispatcher.h"
 #include "commands/dispatcher_harness.h"
 #include "commands/subdoc_macros.h"
@@ -478,6 +479,38 @@ TEST_F(SubdocLookupTest, AccessDeletedOnALiveDocumentIsAPlainLookup) {
   EXPECT_EQ(results_of(answer), std::vector<Result>{ok("1")});
 }
 
+TEST_F(SubdocLookupTest, ReplicaReadLooksUpAReplicaVbucketsCopyOnly) {
+  constexpr uint8_t kReplicaRead = 0x20;  // doc flag
+  constexpr uint16_t kVb = 7;
+  Request replica_multi =
+      multi("doc", {{kGet, "$document.CAS", kXattr}, {kGet, "a"}}, kReplicaRead);
+  Request replica_single = single("doc", {kGet, "a"}, kReplicaRead);
+  Request active_multi = multi("doc", {{kGet, "a"}});
+  for (Request* r : {&replica_multi, &replica_single, &active_multi}) r->vbucket = kVb;
+  ASSERT_EQ(one({.opcode = Opcode::Set,
+                 .key = "doc",
+                 .value = R"({"a":1})",
+                 .extras = testing::storage_extras(0, 0),
+                 .vbucket = kVb})
+                .status,
+            Status::Success);
+  const uint64_t cas = engine_.get_document("doc", false).item->cas;
+  // The vbucket is active: a replica read is not served here.
+  EXPECT_EQ(one(replica_multi).status, Status::NotMyVbucket);
+  EXPECT_EQ(one(replica_single).status, Status::NotMyVbucket);
+
+  ASSERT_TRUE(node_->buckets().front()->set_vbucket_state(kVb, cluster::VBucketState::Replica));
+  Response answer = one(replica_multi);
+  EXPECT_EQ(answer.status, Status::Success);
+  EXPECT_EQ(answer.cas, cas);
+  EXPECT_EQ(results_of(answer), (std::vector<Result>{ok(hex(cas, 16)), ok("1")}));
+  answer = one(replica_single);
+  EXPECT_EQ(answer.status, Status::Success);
+  EXPECT_EQ(answer.value, "1");
+  // Now a lookup without the flag is the one that is not served.
+  EXPECT_EQ(one(active_multi).status, Status::NotMyVbucket);
+}
+
 TEST_F(SubdocLookupTest, ALockedDocumentIsReadWithTheLockedCas) {
   put("doc", R"({"a":1})");
   ASSERT_EQ(one({.opcode = Opcode::GetLocked, .key = "doc"}).status, Status::Success);
@@ -610,6 +643,10 @@ TEST_F(SubdocLookupTest, RandomLookupsAlwaysGetWellFormedAnswers) {
                           answer.status == Status::SubdocMultiPathFailure ||
                           answer.status == Status::SubdocSuccessDeleted ||
                           answer.status == Status::SubdocMultiPathFailureDeleted;
+    if (answer.status == Status::NotMyVbucket) {  // a ReplicaRead on this active vbucket
+      EXPECT_EQ(answer.value, node_->buckets().front()->cluster_map()->json());
+      continue;
+    }
     if (!answered) {
       expect_error(answer, answer.status);
       continue;

@@ -11,8 +11,8 @@ namespace {
 using protocol::Opcode;
 using protocol::Status;
 
-constexpr uint8_t kKnownDocFlags =
-    kDocMkdoc | kDocAdd | kDocAccessDeleted | kDocCreateAsDeleted | kDocReviveDocument;
+constexpr uint8_t kKnownDocFlags = kDocMkdoc | kDocAdd | kDocAccessDeleted | kDocCreateAsDeleted |
+                                   kDocReviveDocument | kDocReplicaRead;
 
 // What Couchbase lets each operation take (kv_engine's per-command traits).
 struct OpRules {
@@ -27,7 +27,7 @@ struct OpRules {
 constexpr uint8_t kX = kPathXattr;
 constexpr uint8_t kP = kPathCreateParents;
 constexpr uint8_t kM = kPathExpandMacros;
-constexpr uint8_t kLookupDocFlags = kDocAccessDeleted | kDocReviveDocument;
+constexpr uint8_t kLookupDocFlags = kDocAccessDeleted | kDocReviveDocument | kDocReplicaRead;
 constexpr uint8_t kCreatingDocFlags =
     kDocMkdoc | kDocAdd | kDocAccessDeleted | kDocCreateAsDeleted | kDocReviveDocument;
 
@@ -221,6 +221,20 @@ bool is_lookup(SpecOp op) {
     case SpecOp::Count:
     case SpecOp::GetDoc:
       return true;
+    default:
+      return false;
+  }
+}
+
+bool reads_replica(protocol::Opcode opcode, std::span<const uint8_t> extras) {
+  // Where decode_single() and decode_multi() find a lookup's doc flags.
+  switch (opcode) {
+    case Opcode::SubdocMultiLookup:
+      return extras.size() == 1 && (extras[0] & kDocReplicaRead) != 0;
+    case Opcode::SubdocGet:
+    case Opcode::SubdocExists:
+    case Opcode::SubdocGetCount:
+      return extras.size() == 4 && (extras[3] & kDocReplicaRead) != 0;
     default:
       return false;
   }

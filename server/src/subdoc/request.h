@@ -40,6 +40,7 @@ inline constexpr uint8_t kDocCreateAsDeleted = 0x08;  // create it as a tombston
                                                       // or kDocAdd)
 inline constexpr uint8_t kDocReviveDocument = 0x10;   // turn a tombstone into a live document
                                                       // (with kDocAccessDeleted)
+inline constexpr uint8_t kDocReplicaRead = 0x20;      // a lookup of a replica vbucket's copy
 
 inline constexpr size_t kMaxSpecs = 16;
 
@@ -95,14 +96,14 @@ struct Request {
 // Couchbase's (kv_engine daemon/subdocument_validators.cc), so a client sees the status it
 // would see there:
 // - Einval: extras lengths other than those above (lookups take no expiry); unknown doc
-//   flags (ReplicaRead too: replica reads are not served); value lengths that do not add up
+//   flags; value lengths that do not add up
 //   (a spec or path running past the value, a single-path path longer than the value); a
 //   value missing where the
 //   operation takes one, or present where it takes none; path flags the operation does not
 //   take (CreateParents on a lookup, Replace or ArrayInsert; ExpandMacros on ArrayAddUnique
 //   or Counter; any flag on the whole-document operations); doc flags the operation does
-//   not take (a lookup takes only AccessDeleted and ReviveDocument; Remove, DeleteDoc and the
-//   lookups neither Mkdoc nor Add; SetDoc only those two); Mkdoc together with Add;
+//   not take (a lookup takes only AccessDeleted, ReviveDocument and ReplicaRead; Remove, DeleteDoc
+//   and the lookups neither Mkdoc nor Add; SetDoc only those two); Mkdoc together with Add;
 //   ReviveDocument without AccessDeleted or with CreateAsDeleted; in a single-path request,
 //   CreateAsDeleted without Mkdoc or Add, or on a body path; an empty path where the
 //   operation needs one (a body path of anything but Count, the array pushes, ArrayAddUnique
@@ -121,5 +122,11 @@ struct Request {
 // The specs' views point into `value`, which must outlive `out`.
 protocol::Status decode_request(protocol::Opcode opcode, std::span<const uint8_t> extras,
                                 std::span<const uint8_t> value, Request& out);
+
+// Whether a request of a sub-document lookup opcode asks for a replica's copy (ReplicaRead
+// among its doc flags): the dispatcher, which picks the vbucket state that serves a request,
+// asks before anything is decoded. False for every other opcode and for extras of a length
+// decode_request() refuses.
+bool reads_replica(protocol::Opcode opcode, std::span<const uint8_t> extras);
 
 }  // namespace tern::subdoc

@@ -362,8 +362,14 @@ INSTANTIATE_TEST_SUITE_P(
             Status::Success},
         Row{"LookupMkdoc", lookups({{kGet, 0, "a", ""}}, 1, kDocMkdoc), Status::Einval},
         Row{"LookupAdd", lookups({{kGet, 0, "a", ""}}, 1, kDocAdd), Status::Einval},
-        Row{"LookupReplicaReadIsNotOffered", lookups({{kGet, 0, "a", ""}}, 1, 0x20),
+        Row{"LookupReplicaRead", lookups({{kGet, 0, "a", ""}}, 1, kDocReplicaRead),
+            Status::Success},
+        Row{"SingleLookupReplicaRead", single(Opcode::SubdocExists, "a", "", 0, 4, kDocReplicaRead),
+            Status::Success},
+        Row{"MutationReplicaRead", mutations({{kUpsert, 0, "a", "1"}}, 1, kDocReplicaRead),
             Status::Einval},
+        Row{"SingleMutationReplicaRead",
+            single(Opcode::SubdocDictUpsert, "a", "1", 0, 4, kDocReplicaRead), Status::Einval},
         Row{"UnknownDocFlag", mutations({{kUpsert, 0, "a", "1"}}, 1, 0x40), Status::Einval},
         Row{"MkdocAndAdd", mutations({{kUpsert, 0, "a", "1"}}, 1, kDocMkdoc | kDocAdd),
             Status::Einval},
@@ -508,6 +514,21 @@ TEST(DecodeRequestTest, DecodingResetsWhatAnEarlierRequestLeft) {
   EXPECT_EQ(request.doc_flags, 0u);
   EXPECT_EQ(request.expiry, 0u);
   EXPECT_FALSE(request.mutation);
+}
+
+// The dispatcher's peek agrees with decoding: ReplicaRead where a lookup keeps its doc flags.
+TEST(DecodeRequestTest, ReadsReplicaFindsTheFlagWhereDecodingDoes) {
+  const auto reads = [](const Wire& wire) { return reads_replica(wire.opcode, wire.extras); };
+  EXPECT_TRUE(reads(lookups({{kGet, 0, "a", ""}}, 1, kDocReplicaRead)));
+  EXPECT_TRUE(reads(single(Opcode::SubdocGet, "a", "", 0, 4, kDocReplicaRead)));
+  EXPECT_TRUE(reads(single(Opcode::SubdocGetCount, "a", "", 0, 4, kDocReplicaRead)));
+  EXPECT_FALSE(reads(lookups({{kGet, 0, "a", ""}}, 1, kDocAccessDeleted)));
+  EXPECT_FALSE(reads(lookups({{kGet, 0, "a", ""}})));
+  EXPECT_FALSE(reads(single(Opcode::SubdocGet, "a")));
+  // Not where a refused length would put it, and never for a mutation.
+  EXPECT_FALSE(reads(lookups({{kGet, 0, "a", ""}}, 5, kDocReplicaRead)));
+  EXPECT_FALSE(reads(mutations({{kUpsert, 0, "a", "1"}}, 1, kDocReplicaRead)));
+  EXPECT_FALSE(reads(single(Opcode::SubdocDictUpsert, "a", "1", 0, 4, kDocReplicaRead)));
 }
 
 TEST(DecodeRequestTest, IsLookupTellsLookupsFromMutations) {
