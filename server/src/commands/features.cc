@@ -21,6 +21,7 @@ bool is_supported(Feature feature) {
     case Feature::Collections:
     case Feature::PreserveTtl:
     case Feature::Xattr:  // extended attributes: sub-document XATTR paths, XATTR datatype
+    case Feature::SubdocCreateAsDeleted:
       return true;
   }
   return false;
@@ -58,6 +59,7 @@ std::string_view feature_name(Feature feature) {
     case Feature::SyncReplication: return "SyncReplication";
     case Feature::Collections: return "Collections";
     case Feature::PreserveTtl: return "PreserveTtl";
+    case Feature::SubdocCreateAsDeleted: return "SubdocCreateAsDeleted";
   }
   return "unknown";
 }

@@ -27,6 +27,9 @@ enum class Feature : uint16_t {
   SyncReplication = 0x11,    // mutations may carry a durability requirement
   Collections = 0x12,        // document keys start with a LEB128 collection id
   PreserveTtl = 0x14,
+  // Sub-document mutations may create the document as a tombstone (doc flag CreateAsDeleted):
+  // the SDKs' transactions stage inserts so, and refuse to insert without this.
+  SubdocCreateAsDeleted = 0x17,
 };
 
 class FeatureSet {
