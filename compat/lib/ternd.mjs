@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { before, after } from 'node:test';
+import couchbase from 'couchbase';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const terndPath = path.resolve(repoRoot, process.env.TERND ?? 'build/release/server/ternd');
@@ -272,6 +274,51 @@ export async function timed(promise) {
   } catch (error) {
     return { ms: Date.now() - start, error };
   }
+}
+
+/**
+ * The error `promise` fails with, awaited at most `boundMs`: { ms, error }, with an error of its
+ * own ("no failure within ...") when it succeeds or takes longer, so that a test awaiting a
+ * refusal never hangs.
+ */
+export async function failureWithin(promise, boundMs) {
+  let timer;
+  const bound = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no failure within ${boundMs} ms`)), boundMs);
+  });
+  const succeeded = promise.then(() => { throw new Error('no failure: it succeeded'); });
+  return timed(Promise.race([succeeded, bound]).finally(() => clearTimeout(timer)));
+}
+
+/**
+ * The official SDK connected to `ternd` as USER, with `timeouts`, and the bucket BUCKET once
+ * its KV service is ready: { cluster, bucket }. Close the cluster when done.
+ */
+export async function connectReady(ternd, timeouts, readyTimeoutMs = 20000) {
+  const cluster = await couchbase.connect(ternd.connStr, { username: USER, password: PASSWORD, timeouts });
+  const bucket = cluster.bucket(BUCKET);
+  await bucket.waitUntilReady(readyTimeoutMs, { serviceTypes: [couchbase.ServiceType.KeyValue] });
+  return { cluster, bucket };
+}
+
+/**
+ * A test file's ternd and SDK connection: registers the hooks that start a ternd (with `args`)
+ * and connect (connectReady) before the file's tests, and close and stop both after them.
+ * Returns the object the hooks fill in: { ternd, cluster, bucket, coll } (coll: the default
+ * collection).
+ */
+export function terndForTests({ timeouts, args = [] } = {}) {
+  const fixture = {};
+  before(async () => {
+    fixture.ternd = await startTernd({ args });
+    Object.assign(fixture, await connectReady(fixture.ternd, timeouts));
+    fixture.coll = fixture.bucket.defaultCollection();
+  });
+  after(async () => {
+    await fixture.cluster?.close();
+    await stopCleanly(fixture.ternd);
+  });
+  return fixture;
 }
 
 /** A short description of a Couchbase error, for assertion messages. */

@@ -2,45 +2,29 @@
 // no replicas (as a Couchbase bucket with numReplicas 0): getAnyReplica, getAllReplicas,
 // lookupInAnyReplica and lookupInAllReplicas read the active copy. The lookupIn ones need the
 // bucket to list "subdoc.ReplicaRead"; without it the SDK answers "feature not available".
-import { it, before, after } from 'node:test';
+import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import couchbase from 'couchbase';
-import { startTernd, stopCleanly, rejection, describeError, USER, PASSWORD, BUCKET } from '../lib/ternd.mjs';
+import { terndForTests, rejection, describeError } from '../lib/ternd.mjs';
 
-const { LookupInSpec, ServiceType, DocumentUnretrievableError, DocumentNotFoundError } = couchbase;
+const { LookupInSpec, DocumentUnretrievableError, DocumentNotFoundError } = couchbase;
 
 // Generous for a busy two-core machine.
 const TIMEOUTS = { kvTimeout: 10000, connectTimeout: 10000, bootstrapTimeout: 20000 };
-const READY_TIMEOUT_MS = 20000;
 const RUN = `${process.pid}-${Date.now().toString(36)}`;
 
-let ternd;
-let cluster;
-let coll;
-
-before(async () => {
-  ternd = await startTernd();
-  cluster = await couchbase.connect(ternd.connStr, { username: USER, password: PASSWORD, timeouts: TIMEOUTS });
-  const bucket = cluster.bucket(BUCKET);
-  await bucket.waitUntilReady(READY_TIMEOUT_MS, { serviceTypes: [ServiceType.KeyValue] });
-  coll = bucket.defaultCollection();
-});
-
-after(async () => {
-  await cluster?.close();
-  await stopCleanly(ternd);
-});
+const servers = terndForTests({ timeouts: TIMEOUTS });
 
 const doc = { name: 'Ada', address: { city: 'London' } };
 
 it('getAnyReplica and getAllReplicas read the active copy', async () => {
   const k = `replica-get-${RUN}`;
-  const written = await coll.upsert(k, doc);
-  const any = await coll.getAnyReplica(k);
+  const written = await servers.coll.upsert(k, doc);
+  const any = await servers.coll.getAnyReplica(k);
   assert.deepEqual(any.content, doc);
   assert.equal(any.isReplica, false);
   assert.equal(any.cas.toString(), written.cas.toString());
-  const all = await coll.getAllReplicas(k);
+  const all = await servers.coll.getAllReplicas(k);
   assert.equal(all.length, 1);
   assert.deepEqual(all[0].content, doc);
   assert.equal(all[0].isReplica, false);
@@ -48,14 +32,14 @@ it('getAnyReplica and getAllReplicas read the active copy', async () => {
 
 it('lookupInAnyReplica and lookupInAllReplicas read the active copy', async () => {
   const k = `replica-lookup-${RUN}`;
-  const written = await coll.upsert(k, doc);
+  const written = await servers.coll.upsert(k, doc);
   const specs = [LookupInSpec.get('address.city'), LookupInSpec.exists('nowhere')];
-  const any = await coll.lookupInAnyReplica(k, specs);
+  const any = await servers.coll.lookupInAnyReplica(k, specs);
   assert.equal(any.content[0].value, 'London');
   assert.equal(any.content[1].value, false);
   assert.equal(any.isReplica, false);
   assert.equal(any.cas.toString(), written.cas.toString());
-  const all = await coll.lookupInAllReplicas(k, specs);
+  const all = await servers.coll.lookupInAllReplicas(k, specs);
   assert.equal(all.length, 1);
   assert.equal(all[0].content[0].value, 'London');
   assert.equal(all[0].isReplica, false);
@@ -63,7 +47,7 @@ it('lookupInAnyReplica and lookupInAllReplicas read the active copy', async () =
 
 it('a missing document is unretrievable from any replica', async () => {
   const k = `replica-missing-${RUN}`;
-  for (const attempt of [coll.getAnyReplica(k), coll.lookupInAnyReplica(k, [LookupInSpec.get('a')])]) {
+  for (const attempt of [servers.coll.getAnyReplica(k), servers.coll.lookupInAnyReplica(k, [LookupInSpec.get('a')])]) {
     const error = await rejection(attempt, 'a replica read of a missing document');
     assert.ok(error instanceof DocumentUnretrievableError || error instanceof DocumentNotFoundError,
       describeError(error));

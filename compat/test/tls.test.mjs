@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import couchbase from 'couchbase';
 import {
-  startTernd, stopCleanly, rejection, timed, describeError, USER, PASSWORD, BUCKET,
+  startTernd, stopCleanly, rejection, failureWithin, describeError, USER, PASSWORD, BUCKET,
 } from '../lib/ternd.mjs';
 
 const {
@@ -138,14 +138,8 @@ it('trusting another CA, the SDK cannot connect (or its first operation fails), 
       await untrusted.close();
     }
   })();
-  let timer;
-  const bound = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no failure within ${FAILURE_BOUND_MS} ms`)), FAILURE_BOUND_MS);
-  });
-  const { ms, error } = await timed(Promise.race([attempt, bound]).finally(() => clearTimeout(timer)));
-  assert.ok(error, `the SDK must not reach ternd through a certificate it does not trust (took ${ms} ms)`);
-  assert.ok(!/no failure within/.test(error.message), describeError(error));
-  assert.ok(error instanceof couchbase.CouchbaseError, describeError(error));
+  const { ms, error } = await failureWithin(attempt, FAILURE_BOUND_MS);
+  assert.ok(error instanceof couchbase.CouchbaseError, `took ${ms} ms: ${describeError(error)}`);
   // It failed because the SDK refused ternd's certificate: ternd heard its alert.
   const refused = (ternd.log().match(UNKNOWN_CA)?.length ?? 0) - refusedBefore;
   assert.ok(refused > 0, `ternd's log names the SDK's "unknown ca" alert; its log:\n${ternd.log()}`);
