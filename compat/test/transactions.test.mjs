@@ -5,15 +5,18 @@
 // document fails the attempt as the SDK says. Each transaction is checked through plain KV
 // reads afterwards, and no staged content shows through them. Two processes moving money
 // between the same accounts at once conserve the total, and every transfer either process
-// saw committed shows in the balances exactly once.
+// saw committed shows in the balances exactly once. An attempt whose client died before it
+// committed is found and removed from its ATR by another client's lost-attempt cleanup.
 import { it } from 'node:test';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import couchbase from 'couchbase';
-import { terndForTests, rejection, describeError, repoRoot } from '../lib/ternd.mjs';
+import {
+  terndForTests, rejection, describeError, eventually, repoRoot, USER, PASSWORD, BUCKET,
+} from '../lib/ternd.mjs';
 
-const { DocumentExistsError, DocumentNotFoundError, TransactionFailedError } = couchbase;
+const { DocumentExistsError, DocumentNotFoundError, LookupInSpec, TransactionFailedError } = couchbase;
 
 // Generous for a busy two-core machine; a transaction's own timeout bounds its retries.
 const TIMEOUTS = { kvTimeout: 10000, kvDurableTimeout: 15000, connectTimeout: 10000, bootstrapTimeout: 20000 };
@@ -122,4 +125,48 @@ it('two processes transferring between the same accounts conserve the total, eac
     // failed); none may end in doubt.
     assert.ok(!Object.keys(r.causes).some((k) => k.startsWith('TransactionCommitAmbiguousError')), JSON.stringify(r.causes));
   }
+});
+
+it("another client's cleanup removes the attempt of a client that died before committing", async () => {
+  const replaceKey = `lost-replace-${RUN}`;
+  const insertKey = `lost-insert-${RUN}`;
+  await servers.coll.upsert(replaceKey, { v: 1 });
+  const died = spawnSync(process.execPath,
+    [path.join(repoRoot, 'compat', 'lib', 'stage-and-die.mjs'), servers.ternd.connStr, replaceKey, insertKey],
+    { encoding: 'utf8', timeout: 60000 });
+  assert.equal(died.signal, 'SIGKILL', `${died.stdout}${died.stderr}`);
+  assert.match(died.stdout, /staged/);
+
+  // ternd kept what it was given: the staged replace in the document's txn XATTR, and the
+  // attempt, PENDING, in the ATR that XATTR names; plain reads see neither write.
+  const txn = (await servers.coll.lookupIn(replaceKey, [LookupInSpec.get('txn', { xattr: true })])).content[0].value;
+  assert.deepEqual(txn.op.stgd, { v: 2 });
+  const attempts = async () =>
+    (await servers.coll.lookupIn(txn.atr.id, [LookupInSpec.get('attempts', { xattr: true })])).content[0].value;
+  assert.equal((await attempts())[txn.id.atmpt]?.st, 'PENDING', JSON.stringify(await attempts()));
+  assert.deepEqual((await servers.coll.get(replaceKey)).content, { v: 1 });
+  await absent(insertKey);
+
+  // A client with a short cleanup window, once it has run a transaction in the collection,
+  // finds the expired attempt and removes it (a PENDING attempt has nothing to unstage).
+  const cleaner = await couchbase.connect(servers.ternd.connStr, {
+    username: USER, password: PASSWORD, transactions: { cleanupConfig: { cleanupWindow: 2000 } },
+  });
+  try {
+    await cleaner.transactions().run(async (ctx) => {
+      await ctx.insert(cleaner.bucket(BUCKET).defaultCollection(), `cleaner-${RUN}`, { by: 'cleaner' });
+    });
+    // Generous: the window is 2 s, the machine may be busy.
+    await eventually('the lost attempt gone from its ATR', async () => !(await attempts())[txn.id.atmpt],
+      { timeoutMs: 90000, intervalMs: 1000 });
+  } finally {
+    await cleaner.close();
+  }
+  // What it staged is abandoned: a new transaction writes over it.
+  await run(async (ctx) => {
+    await ctx.replace(await ctx.get(servers.coll, replaceKey), { v: 5 });
+    await ctx.insert(servers.coll, insertKey, { v: 6 });
+  });
+  assert.deepEqual((await servers.coll.get(replaceKey)).content, { v: 5 });
+  assert.deepEqual((await servers.coll.get(insertKey)).content, { v: 6 });
 });
