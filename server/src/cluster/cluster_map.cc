@@ -125,11 +125,14 @@ std::vector<std::string_view> bucket_capabilities(bool collections) {
   // "xattr": extended attributes, sub-document XATTR paths; "subdoc.AccessDeleted": lookups
   // and mutations of a tombstone's XATTRs; "subdoc.ReplicaRead": lookups of a replica's copy
   // (the SDKs' lookupIn*Replica refuse without it; with no replicas they read the active
-  // copy). Not "subdoc.ReplaceBodyWithXattr" (opcode 0xd3) nor "tombstonedUserXAttrs".
+  // copy); "subdoc.ReplaceBodyWithXattr" (the multi-mutation spec 0xd3) and
+  // "subdoc.ReviveDocument" (the doc flag), with which the SDKs' transactions commit staged
+  // content in one request. Not "tombstonedUserXAttrs".
   std::vector<std::string_view> capabilities = {"cccp", "nodesExt", "touch", "cbhello"};
   if (collections) capabilities.push_back("collections");
   for (std::string_view capability :
-       {"durableWrite", "xattr", "subdoc.AccessDeleted", "subdoc.ReplicaRead"}) {
+       {"durableWrite", "xattr", "subdoc.AccessDeleted", "subdoc.ReplicaRead",
+        "subdoc.ReplaceBodyWithXattr", "subdoc.ReviveDocument"}) {
     capabilities.push_back(capability);
   }
   return capabilities;

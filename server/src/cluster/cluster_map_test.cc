@@ -53,7 +53,8 @@ TEST(ClusterMap, SingleNodeFieldByField) {
   EXPECT_EQ(strings(doc["bucketCapabilities"]),
             (std::vector<std::string>{"cccp", "nodesExt", "touch", "cbhello", "collections",
                                       "durableWrite", "xattr", "subdoc.AccessDeleted",
-                                      "subdoc.ReplicaRead"}));
+                                      "subdoc.ReplicaRead", "subdoc.ReplaceBodyWithXattr",
+                                      "subdoc.ReviveDocument"}));
   EXPECT_STREQ(doc["collectionsManifestUid"].GetString(), "2a");
 
   const auto& nodes = doc["nodes"];
@@ -116,7 +117,8 @@ TEST(ClusterMap, SingleNodeWithoutCollections) {
   const std::vector<std::string> capabilities = strings(doc["bucketCapabilities"]);
   EXPECT_EQ(capabilities,
             (std::vector<std::string>{"cccp", "nodesExt", "touch", "cbhello", "durableWrite",
-                                      "xattr", "subdoc.AccessDeleted", "subdoc.ReplicaRead"}));
+                                      "xattr", "subdoc.AccessDeleted", "subdoc.ReplicaRead",
+                                      "subdoc.ReplaceBodyWithXattr", "subdoc.ReviveDocument"}));
 }
 
 TEST(ClusterMap, SingleNodeOtherVBucketCounts) {

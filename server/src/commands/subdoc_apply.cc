@@ -123,6 +123,7 @@ Status MutationApplier::run_spec(SubdocDocument& doc, const subdoc::Spec& spec,
 
 Status MutationApplier::run_xattr_spec(SubdocDocument& doc, const subdoc::Spec& spec,
                                        bool create_parents, std::string& result) {
+  if (spec.op == SpecOp::ReplaceBodyWithXattr) return replace_body_with_xattr(doc, spec);
   Status status = subdoc::parse_path(spec.path, path_);
   if (status != Status::Success) return status;
   std::string_view value = spec.value;
@@ -136,6 +137,21 @@ Status MutationApplier::run_xattr_spec(SubdocDocument& doc, const subdoc::Spec& 
   if (status != Status::Success) return status;
   xattrs_changed_ = true;
   return doc.replace_xattrs(spliced_);
+}
+
+Status MutationApplier::replace_body_with_xattr(SubdocDocument& doc, const subdoc::Spec& spec) {
+  // The attribute as the specs before this one left it: the SDKs read the staged content and
+  // remove it in one request, in that order.
+  const subdoc::Spec lookup{
+      .op = SpecOp::Get, .path_flags = subdoc::kPathXattr, .path = spec.path, .value = {}};
+  std::string_view value;
+  const Status found = doc.lookup(lookup, value);
+  if (found != Status::Success) return found;
+  replaced_body_.assign(value);
+  body_ = Body::Text;
+  body_text_ = replaced_body_;
+  body_is_json_ = true;  // an attribute's value is JSON
+  return Status::Success;
 }
 
 Status MutationApplier::run_body_spec(SubdocDocument& doc, const subdoc::Spec& spec,

@@ -81,7 +81,8 @@ class MutationApplier {
   // request is never indexed, only copied into the stored value.
   enum class Body : uint8_t {
     Stored,  // the document's as read (doc.body(); the view loads it on first use)
-    Text,    // body_text_: a mutation's result, a SetDoc's bytes, a new document's root
+    Text,    // body_text_: a mutation's result, a SetDoc's bytes, an XATTR's value (a
+             // ReplaceBodyWithXattr's), a new document's root
     Empty,   // DeleteDoc's, a tombstone's, or a new document's without a root
   };
 
@@ -92,6 +93,7 @@ class MutationApplier {
                                   bool create_parents, std::string& result);
   protocol::Status run_body_spec(SubdocDocument& doc, const subdoc::Spec& spec,
                                  bool create_parents, std::string& result);
+  protocol::Status replace_body_with_xattr(SubdocDocument& doc, const subdoc::Spec& spec);
   protocol::Status expanded_value(SubdocDocument& doc, const subdoc::Spec& spec,
                                   std::string_view& value);
   std::string_view current_body(const SubdocDocument& doc) const;
@@ -107,6 +109,7 @@ class MutationApplier {
   subdoc::Path path_;
   std::string spliced_;       // the XATTRs object a spec made
   std::string body_spliced_;  // the body a spec made
+  std::string replaced_body_;  // the XATTR value a ReplaceBodyWithXattr made the body
   std::string results_[subdoc::kMaxSpecs];
   std::string value_;
   std::vector<subdoc::JsonDocument::Member> members_;

@@ -45,6 +45,7 @@ constexpr uint8_t kAddUnique = 0xce;
 constexpr uint8_t kCounter = 0xcf;
 constexpr uint8_t kSetDoc = 0x01;
 constexpr uint8_t kDeleteDoc = 0x04;
+constexpr uint8_t kReplaceBody = 0xd3;  // SUBDOC_REPLACE_BODY_WITH_XATTR
 
 // Path flags.
 constexpr uint8_t kParents = 0x01;
@@ -695,6 +696,56 @@ TEST_F(SubdocTombstoneTest, CreateAsDeletedMakesATombstoneWithXattrs) {
   expect_error(one(multi("doc", {{kDictUpsert, "_txn", "2", kXattr}},
                          {.doc_flags = kAdd | kAccessDeleted | kCreateAsDeleted})),
                Status::KeyEexists);
+}
+
+// A transaction's commit as the SDKs send it when the bucket lists subdoc.ReplaceBodyWithXattr
+// and subdoc.ReviveDocument: the staged content becomes the body and the txn XATTR goes, in
+// one request, the XATTR read before the spec after it removes it.
+TEST_F(SubdocTombstoneTest, ReplaceBodyWithXattrCommitsStagedContent) {
+  // A staged replace of a live document.
+  store("doc", R"({"v":1})");
+  ASSERT_EQ(one(multi("doc", {{kDictUpsert, "txn", R"({"op":{"stgd":{"v":2}}})", kXattr}})).status,
+            Status::Success);
+  const uint64_t staged = stored("doc").cas;
+  const Response committed = one(multi(
+      "doc", {{kReplaceBody, "txn.op.stgd", "", kXattr}, {kRemove, "txn", "", kXattr}},
+      {.cas = staged}));
+  ASSERT_EQ(committed.status, Status::Success);
+  Stored s = stored("doc");
+  EXPECT_EQ(s.body, R"({"v":2})");
+  EXPECT_TRUE(s.xattrs.empty());
+  EXPECT_EQ(s.datatype & protocol::datatype::kJson, protocol::datatype::kJson);
+  EXPECT_EQ(connection_.get("doc").value, R"({"v":2})");
+
+  // A staged insert: a tombstone created with its XATTR, revived with the staged body.
+  ASSERT_EQ(one(multi("new", {{kDictUpsert, "txn", R"({"op":{"stgd":[1,2]}})", kXattr}},
+                      {.doc_flags = kAdd | kAccessDeleted | kCreateAsDeleted}))
+                .status,
+            Status::SubdocSuccessDeleted);
+  const Response revived =
+      one(multi("new", {{kReplaceBody, "txn.op.stgd", "", kXattr}, {kRemove, "txn", "", kXattr}},
+                {.doc_flags = kAccessDeleted | kRevive, .cas = stored("new").cas}));
+  ASSERT_EQ(revived.status, Status::Success);
+  s = stored("new");
+  EXPECT_FALSE(s.deleted);
+  EXPECT_EQ(s.body, "[1,2]");
+  EXPECT_EQ(connection_.get("new").value, "[1,2]");
+
+  // A path that names no attribute fails that spec, and nothing changes.
+  const Response missing =
+      one(multi("doc", {{kReplaceBody, "txn.op.stgd", "", kXattr}}));
+  EXPECT_EQ(missing.value, failure_body(0, Status::SubdocPathEnoent));
+  EXPECT_EQ(stored("doc").body, R"({"v":2})");
+  // Without Revive a tombstone cannot take a body this way either.
+  make_tombstone("gone");
+  ASSERT_EQ(one(multi("gone", {{kDictUpsert, "_sys", R"({"b":1})", kXattr}},
+                      {.doc_flags = kAccessDeleted}))
+                .status,
+            Status::SubdocSuccessDeleted);
+  const Response refused = one(
+      multi("gone", {{kReplaceBody, "_sys", "", kXattr}}, {.doc_flags = kAccessDeleted}));
+  EXPECT_EQ(refused.status, Status::SubdocDeletedDocumentCantHaveValue);
+  EXPECT_TRUE(stored("gone").deleted);
 }
 
 // --- Macros --------------------------------------------------------------------------------

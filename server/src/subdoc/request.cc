@@ -22,6 +22,7 @@ struct OpRules {
   bool takes_value;
   bool empty_path;     // a body path may be empty (the document's root)
   bool whole_document; // GetDoc, SetDoc, DeleteDoc: no path, no path flags
+  bool xattr_only = false;  // ReplaceBodyWithXattr: the path must be an XATTR's
 };
 
 constexpr uint8_t kX = kPathXattr;
@@ -63,6 +64,9 @@ const OpRules* rules_of(uint8_t opcode) {
   static constexpr OpRules kDeleteDoc{SpecOp::DeleteDoc, 0,
                                       kDocAccessDeleted | kDocReviveDocument, false, true,
                                       true};
+  static constexpr OpRules kReplaceBodyWithXattr{SpecOp::ReplaceBodyWithXattr, kX,
+                                                 kDocAccessDeleted | kDocReviveDocument, false,
+                                                 false, false, true};
   switch (static_cast<Opcode>(opcode)) {
     case Opcode::SubdocGet: return &kGet;
     case Opcode::SubdocExists: return &kExists;
@@ -79,6 +83,7 @@ const OpRules* rules_of(uint8_t opcode) {
     case Opcode::SubdocCounter: return &kCounter;
     case Opcode::Set: return &kSetDoc;
     case Opcode::Delete: return &kDeleteDoc;
+    case Opcode::SubdocReplaceBodyWithXattr: return &kReplaceBodyWithXattr;
     default: return nullptr;
   }
 }
@@ -111,6 +116,7 @@ Status check_spec(const OpRules& rules, const Spec& spec, uint8_t doc_flags, boo
                   bool single) {
   if (single && rules.takes_value == spec.value.empty()) return Status::Einval;
   if ((spec.path_flags & ~rules.path_flags) != 0) return Status::Einval;
+  if (rules.xattr_only && !spec.xattr()) return Status::Einval;
   if ((doc_flags & ~rules.doc_flags) != 0) return Status::Einval;
   if (rules.whole_document && !spec.path.empty()) return Status::Einval;
   if (const Status xattr = check_xattr_rules(spec, mutation); xattr != Status::Success) {

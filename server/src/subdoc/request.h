@@ -62,6 +62,9 @@ enum class SpecOp : uint8_t {
   Counter,         // 0xcf
   SetDoc,          // SET 0x01 in a multi-mutation: the whole body (empty path)
   DeleteDoc,       // DELETE 0x04 in a multi-mutation: remove the body (empty path)
+  // 0xd3, in a multi-mutation: the body becomes the value of the XATTR path (how the SDKs
+  // commit a transaction's staged content when the bucket lists the capability).
+  ReplaceBodyWithXattr,
 };
 
 bool is_lookup(SpecOp op);

@@ -61,7 +61,7 @@ struct SpecText {
 constexpr uint8_t kGet = 0xc5, kExists = 0xc6, kCount = 0xd2, kGetDoc = 0x00;
 constexpr uint8_t kDictAdd = 0xc7, kUpsert = 0xc8, kRemove = 0xc9, kReplace = 0xca;
 constexpr uint8_t kPushLast = 0xcb, kPushFirst = 0xcc, kInsert = 0xcd, kAddUnique = 0xce;
-constexpr uint8_t kCounter = 0xcf, kSetDoc = 0x01, kDeleteDoc = 0x04;
+constexpr uint8_t kCounter = 0xcf, kSetDoc = 0x01, kDeleteDoc = 0x04, kReplaceBody = 0xd3;
 constexpr uint8_t X = kPathXattr, P = kPathCreateParents, M = kPathExpandMacros;
 
 Bytes multi_extras(size_t length, uint8_t doc_flags, uint32_t expiry = 0) {
@@ -216,7 +216,7 @@ INSTANTIATE_TEST_SUITE_P(
         Row{"MultiLookupOpcodeAsSpec", lookups({{0xd0, 0, "a", ""}}),
             Status::SubdocInvalidCombo},
         Row{"UnknownOpcodeAsSpec", lookups({{0x99, 0, "a", ""}}), Status::SubdocInvalidCombo},
-        Row{"ReplaceBodyWithXattrIsNotOffered", mutations({{0xd3, X, "a", ""}}),
+        Row{"ReplaceBodyWithXattrInALookup", lookups({{kReplaceBody, X, "a", ""}}),
             Status::SubdocInvalidCombo},
         Row{"EveryLookup",
             lookups({{kGet, X, "x", ""}, {kGet, 0, "a", ""}, {kExists, 0, "b", ""},
@@ -371,6 +371,18 @@ INSTANTIATE_TEST_SUITE_P(
         Row{"SingleMutationReplicaRead",
             single(Opcode::SubdocDictUpsert, "a", "1", 0, 4, kDocReplicaRead), Status::Einval},
         Row{"UnknownDocFlag", mutations({{kUpsert, 0, "a", "1"}}, 1, 0x40), Status::Einval},
+        // ReplaceBodyWithXattr: an XATTR path, no value, on a live document or reviving one.
+        Row{"ReplaceBodyWithXattr", mutations({{kReplaceBody, X, "txn.stgd", ""}}),
+            Status::Success},
+        Row{"ReplaceBodyWithXattrReviving",
+            mutations({{kReplaceBody, X, "txn.stgd", ""}, {kRemove, X, "txn", ""}}, 1,
+                      kDocAccessDeleted | kDocReviveDocument),
+            Status::Success},
+        Row{"ReplaceBodyWithABodyPath", mutations({{kReplaceBody, 0, "a", ""}}), Status::Einval},
+        Row{"ReplaceBodyWithXattrAndAValue", mutations({{kReplaceBody, X, "txn", "1"}}),
+            Status::Einval},
+        Row{"ReplaceBodyWithXattrCreating", mutations({{kReplaceBody, X, "txn", ""}}, 1, kDocMkdoc),
+            Status::Einval},
         Row{"MkdocAndAdd", mutations({{kUpsert, 0, "a", "1"}}, 1, kDocMkdoc | kDocAdd),
             Status::Einval},
         Row{"Mkdoc", mutations({{kUpsert, 0, "a", "1"}}, 1, kDocMkdoc), Status::Success},
