@@ -35,9 +35,6 @@ struct Spec {
   std::string value;
 };
 
-std::string be16(uint16_t v) { return {static_cast<char>(v >> 8), static_cast<char>(v & 0xff)}; }
-std::string be32(uint32_t v) { return be16(static_cast<uint16_t>(v >> 16)) + be16(v & 0xffff); }
-
 Request multi_mutation(const std::string& key, const std::vector<Spec>& specs, uint8_t doc_flags) {
   Request r = simple(Opcode::SubdocMultiMutation, key);
   for (const Spec& s : specs) {

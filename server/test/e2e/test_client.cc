@@ -46,6 +46,12 @@ std::vector<uint8_t> Request::encode() const {
   return out;
 }
 
+std::string be16(uint16_t v) {
+  std::string out(2, '\0');
+  protocol::store_be16(reinterpret_cast<uint8_t*>(out.data()), v);
+  return out;
+}
+
 std::string be32(uint32_t v) {
   std::string out(4, '\0');
   protocol::store_be32(reinterpret_cast<uint8_t*>(out.data()), v);

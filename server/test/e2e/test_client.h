@@ -51,6 +51,7 @@ struct Response {
   std::string framing_extras;
 };
 
+std::string be16(uint16_t v);
 std::string be32(uint32_t v);
 std::string be64(uint64_t v);
 uint32_t read_be32(const std::string& bytes, size_t offset = 0);
