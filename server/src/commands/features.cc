@@ -22,6 +22,7 @@ bool is_supported(Feature feature) {
     case Feature::PreserveTtl:
     case Feature::Xattr:  // extended attributes: sub-document XATTR paths, XATTR datatype
     case Feature::SubdocCreateAsDeleted:
+    case Feature::SubdocBinaryXattr:
       return true;
   }
   return false;
@@ -60,6 +61,7 @@ std::string_view feature_name(Feature feature) {
     case Feature::Collections: return "Collections";
     case Feature::PreserveTtl: return "PreserveTtl";
     case Feature::SubdocCreateAsDeleted: return "SubdocCreateAsDeleted";
+    case Feature::SubdocBinaryXattr: return "SubdocBinaryXattr";
   }
   return "unknown";
 }

@@ -30,6 +30,11 @@ enum class Feature : uint16_t {
   // Sub-document mutations may create the document as a tombstone (doc flag CreateAsDeleted):
   // the SDKs' transactions stage inserts so, and refuse to insert without this.
   SubdocCreateAsDeleted = 0x17,
+  // XATTR specs may carry raw bytes (path flag BinaryValue), and mutations the document's
+  // flags after their expiry: the SDKs' transactions of binary documents need both. The flag
+  // and the extras are taken from any client, as Couchbase does; the acknowledgement tells
+  // the SDKs that they may send them.
+  SubdocBinaryXattr = 0x21,
 };
 
 class FeatureSet {

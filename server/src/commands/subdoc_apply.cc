@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "protocol/datatype.h"
+#include "subdoc/binary_value.h"
 
 namespace tern::commands {
 
@@ -130,6 +131,9 @@ Status MutationApplier::run_xattr_spec(SubdocDocument& doc, const subdoc::Spec& 
   if (spec.expand_macros()) {
     status = expanded_value(doc, spec, value);
     if (status != Status::Success) return status;
+  } else if (spec.binary_value()) {
+    subdoc::encode_binary_value(spec.value, encoded_);
+    value = encoded_;
   }
   // The path's first component is the attribute's key: a member of the XATTRs object.
   status = doc.xattrs_json().mutate(mutation_of(spec.op), path_, value, create_parents,
@@ -142,15 +146,19 @@ Status MutationApplier::run_xattr_spec(SubdocDocument& doc, const subdoc::Spec& 
 Status MutationApplier::replace_body_with_xattr(SubdocDocument& doc, const subdoc::Spec& spec) {
   // The attribute as the specs before this one left it: the SDKs read the staged content and
   // remove it in one request, in that order.
-  const subdoc::Spec lookup{
-      .op = SpecOp::Get, .path_flags = subdoc::kPathXattr, .path = spec.path, .value = {}};
+  const subdoc::Spec lookup{.op = SpecOp::Get,
+                            .path_flags = static_cast<uint8_t>(
+                                subdoc::kPathXattr | (spec.path_flags & subdoc::kPathBinaryValue)),
+                            .path = spec.path,
+                            .value = {}};
   std::string_view value;
   const Status found = doc.lookup(lookup, value);
   if (found != Status::Success) return found;
   replaced_body_.assign(value);
   body_ = Body::Text;
   body_text_ = replaced_body_;
-  body_is_json_ = true;  // an attribute's value is JSON
+  // An attribute's value is JSON; the bytes it encodes may be anything.
+  body_is_json_ = !spec.binary_value() || subdoc::is_json(replaced_body_);
   return Status::Success;
 }
 

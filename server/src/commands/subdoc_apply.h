@@ -22,6 +22,10 @@
 //   CAS and seqno are known (subdoc_macros.h); "${$document...}" becomes what a lookup of
 //   that virtual XATTR path answers about the document as read (SubdocXattrUnknownVattrMacro
 //   when it answers nothing).
+// - BinaryValue values are raw bytes, stored in their attribute as subdoc/binary_value.h
+//   encodes them. ReplaceBodyWithXattr makes the body what its attribute's value is: the
+//   JSON text, or, flagged BinaryValue, the bytes it encodes (SubdocFieldNotBinaryValue when
+//   it encodes none), JSON by datatype only when they are.
 //
 // Not thread-safe: keep one per thread. It keeps its buffers, and what it answers views
 // them until its next run.
@@ -110,6 +114,7 @@ class MutationApplier {
   std::string spliced_;       // the XATTRs object a spec made
   std::string body_spliced_;  // the body a spec made
   std::string replaced_body_;  // the XATTR value a ReplaceBodyWithXattr made the body
+  std::string encoded_;  // a BinaryValue spec's bytes as their attribute stores them
   std::string results_[subdoc::kMaxSpecs];
   std::string value_;
   std::vector<subdoc::JsonDocument::Member> members_;

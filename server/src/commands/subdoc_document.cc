@@ -6,6 +6,7 @@
 #include "commands/engine_status.h"
 #include "commands/virtual_xattrs.h"
 #include "protocol/datatype.h"
+#include "subdoc/binary_value.h"
 #include "subdoc/xattr_key.h"
 
 namespace tern::commands {
@@ -199,7 +200,11 @@ Status SubdocDocument::lookup_xattr(const subdoc::Spec& spec, std::string_view& 
   }
   const subdoc::JsonDocument& document =
       is_virtual ? virtual_json(needs_value_crc32c(path_)) : xattrs_json();
-  return document.lookup(lookup_of(spec.op), path_, value, scratch_);
+  const Status found = document.lookup(lookup_of(spec.op), path_, value, scratch_);
+  if (found != Status::Success || !spec.binary_value()) return found;
+  if (!subdoc::decode_binary_value(value, binary_)) return Status::SubdocFieldNotBinaryValue;
+  value = binary_;
+  return Status::Success;
 }
 
 Status read_subdoc_document(engine::Engine& engine, std::string_view key,

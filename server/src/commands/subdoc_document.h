@@ -97,7 +97,9 @@ class SubdocDocument {
   // text of the value for Get, the count for Count, the whole body for GetDoc, nothing for
   // Exists. Failures are statuses a client knows per spec: SubdocPathEnoent,
   // SubdocPathMismatch, SubdocPathEinval, SubdocPathE2big, SubdocDocE2deep,
-  // SubdocDocNotJson (a body path on a body that is not JSON), SubdocXattrUnknownVattr.
+  // SubdocDocNotJson (a body path on a body that is not JSON), SubdocXattrUnknownVattr,
+  // SubdocFieldNotBinaryValue (a Get flagged BinaryValue of a value that encodes no bytes;
+  // flagged so, a Get answers the bytes themselves).
   protocol::Status lookup(const subdoc::Spec& spec, std::string_view& value);
 
   // This thread's JSON document holding the current body, loaded from body() on first use.
@@ -141,6 +143,7 @@ class SubdocDocument {
   VirtualState virtual_crc32c_ = VirtualState::No;
   subdoc::Path path_;    // the spec being run's, reused
   std::string scratch_;  // Count's answer
+  std::string binary_;   // a BinaryValue Get's answer: the bytes its attribute encodes
 };
 
 // Reads the document a sub-document request addresses into `doc` (get_document, with

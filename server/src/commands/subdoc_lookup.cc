@@ -3,8 +3,9 @@
 // sends). Each spec is a lookup on the document's view (subdoc_document.h); this file only
 // shapes the answers, as Couchbase does (kv_engine daemon/subdocument.cc):
 // - no document (or only a tombstone without AccessDeleted): KeyEnoent, no body;
-// - single path: Success with the value (datatype JSON for GET and GET_COUNT, no value for
-//   EXISTS) and the document's CAS; a failing spec's status is the answer's, with no body;
+// - single path: Success with the value (datatype JSON for GET and GET_COUNT, raw for a GET
+//   flagged BinaryValue, no value for EXISTS) and the document's CAS; a failing spec's
+//   status is the answer's, with no body;
 // - multi path: per spec, in request order, status u16, value length u32, value (raw
 //   datatype); the answer's status is Success when every spec succeeded, else
 //   SubdocMultiPathFailure, and the CAS is the document's either way;
@@ -49,7 +50,7 @@ void answer_single(const Command& cmd, const subdoc::Spec& spec, SubdocDocument&
     cmd.reply.error(status);
     return;
   }
-  const bool json = spec.op != subdoc::SpecOp::Exists;
+  const bool json = spec.op != subdoc::SpecOp::Exists && !spec.binary_value();
   cmd.reply.success(ReplyBody{.value = value,
                               .datatype = json ? protocol::datatype::kJson : uint8_t{0},
                               .cas = document.reported_cas()},

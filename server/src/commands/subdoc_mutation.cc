@@ -16,7 +16,8 @@
 //   is its new value (JSON); a multi-path answer carries, per spec that returns a value
 //   (Counter), index u8, status u16 (0), length u32, value.
 // - without PreserveTtl the document takes the request's expiry (none: it never expires),
-//   as every Couchbase mutation does; its flags are kept.
+//   as every Couchbase mutation does; its flags are the request's when it carries some
+//   (after the expiry in its extras), else they are kept.
 #include <string>
 
 #include "commands/background_fetch.h"
@@ -158,7 +159,9 @@ Outcome subdoc_mutation(const Command& cmd) {
     engine::DocumentWrite write{
         .value = plan.value,
         .datatype = plan.datatype,
-        .flags = doc.exists() ? doc.item()->flags : 0,
+        .flags = request.has_user_flags ? request.user_flags
+                 : doc.exists()         ? doc.item()->flags
+                                        : 0,
         .expiry = request.expiry,
         .keep_expiry = cmd.preserve_ttl,
         .deleted = plan.deleted,

@@ -51,6 +51,7 @@ constexpr uint8_t kReplaceBody = 0xd3;  // SUBDOC_REPLACE_BODY_WITH_XATTR
 constexpr uint8_t kParents = 0x01;
 constexpr uint8_t kXattr = 0x04;
 constexpr uint8_t kMacros = 0x10;
+constexpr uint8_t kBinary = 0x20;
 
 // Doc flags.
 constexpr uint8_t kMkdoc = 0x01;
@@ -81,24 +82,32 @@ std::string multi_value(const std::vector<Spec>& specs) {
   return out;
 }
 
-// Multi-path extras: [expiry u32] [doc flags u8].
-Bytes multi_extras(std::optional<uint32_t> expiry, uint8_t doc_flags) {
-  Bytes extras;
-  if (expiry) extras = testing::be32(*expiry);
-  if (doc_flags != 0) extras.push_back(doc_flags);
-  return extras;
-}
-
 struct Options {
   uint8_t doc_flags = 0;
   std::optional<uint32_t> expiry = std::nullopt;
   uint64_t cas = 0;
   Bytes framing = {};
+  std::optional<uint32_t> user_flags = std::nullopt;  // after the expiry (0 when it has none)
 };
 
+// Multi-path extras: [expiry u32 [user flags u32]] [doc flags u8].
+Bytes multi_extras(const Options& options) {
+  Bytes extras;
+  if (options.expiry || options.user_flags) extras = testing::be32(options.expiry.value_or(0));
+  if (options.user_flags) {
+    const Bytes flags = testing::be32(*options.user_flags);
+    extras.insert(extras.end(), flags.begin(), flags.end());
+  }
+  if (options.doc_flags != 0) extras.push_back(options.doc_flags);
+  return extras;
+}
+
 Request multi(const std::string& key, const std::vector<Spec>& specs, const Options& options = {}) {
-  return {.opcode = Opcode::SubdocMultiMutation, .key = key, .value = multi_value(specs),
-          .extras = multi_extras(options.expiry, options.doc_flags), .cas = options.cas,
+  return {.opcode = Opcode::SubdocMultiMutation,
+          .key = key,
+          .value = multi_value(specs),
+          .extras = multi_extras(options),
+          .cas = options.cas,
           .framing_extras = options.framing};
 }
 
@@ -746,6 +755,131 @@ TEST_F(SubdocTombstoneTest, ReplaceBodyWithXattrCommitsStagedContent) {
       multi("gone", {{kReplaceBody, "_sys", "", kXattr}}, {.doc_flags = kAccessDeleted}));
   EXPECT_EQ(refused.status, Status::SubdocDeletedDocumentCantHaveValue);
   EXPECT_TRUE(stored("gone").deleted);
+}
+
+// --- Binary XATTR values (HELLO SubdocBinaryXattr) -----------------------------------------
+
+// A multi-lookup of XATTR paths (op u8, flags u8, path length u16, path per spec).
+Request lookup(const std::string& key, const std::vector<std::pair<std::string, uint8_t>>& paths,
+               uint8_t doc_flags = 0) {
+  std::string value;
+  for (const auto& [path, flags] : paths) {
+    uint8_t header[4] = {0xc5, flags};
+    protocol::store_be16(header + 2, static_cast<uint16_t>(path.size()));
+    value.append(reinterpret_cast<const char*>(header), sizeof header).append(path);
+  }
+  Bytes extras;
+  if (doc_flags != 0) extras.push_back(doc_flags);
+  return {.opcode = Opcode::SubdocMultiLookup, .key = key, .value = value, .extras = extras};
+}
+
+// One entry of a multi-lookup's answer: status u16, length u32, value.
+std::string lookup_entry(Status status, const std::string& value) {
+  std::string out(6, '\0');
+  auto* bytes = reinterpret_cast<uint8_t*>(out.data());
+  protocol::store_be16(bytes, static_cast<uint16_t>(status));
+  protocol::store_be32(bytes + 2, static_cast<uint32_t>(value.size()));
+  return out + value;
+}
+
+// A binary document's transaction, as the SDKs run it once HELLO acknowledged 0x21 (the
+// official C++ core's create_staged_insert and its commit): the raw bytes are staged in
+// txn.op.bin, the flags ride in the extras, and the commit turns the bytes into the body.
+TEST_F(SubdocTombstoneTest, BinaryValuesStageAndCommitABinaryDocumentWithItsFlags) {
+  const std::string bytes("\x00\x01\xfe\xff not JSON", 13);
+  constexpr uint32_t kBinaryCommonFlags = 0x03000000;
+  const Response staged = one(multi(
+      "bin",
+      {{kDictUpsert, "txn", R"({"op":{"type":"insert"},"aux":{"uf":50331648}})", kXattr | kParents},
+       {kDictUpsert, "txn.op.bin", bytes, kXattr | kBinary}},
+      {.doc_flags = kAdd | kAccessDeleted | kCreateAsDeleted, .user_flags = kBinaryCommonFlags}));
+  ASSERT_EQ(staged.status, Status::SubdocSuccessDeleted);
+  Stored s = stored("bin");
+  EXPECT_TRUE(s.deleted);
+  EXPECT_EQ(s.flags, kBinaryCommonFlags);
+  // Stored as Couchbase stores it: the XATTR section stays JSON.
+  ASSERT_EQ(s.xattrs.size(), 1u);
+  EXPECT_EQ(
+      s.xattrs[0].second,
+      R"({"op":{"type":"insert","bin":"cb-content-base64-encoded:AAH+/yBub3QgSlNPTg=="},"aux":{"uf":50331648}})");
+
+  // Read back: flagged, the bytes; unflagged, the JSON string.
+  const Response read = one(
+      lookup("bin", {{"txn.op.bin", kXattr | kBinary}, {"txn.op.bin", kXattr}}, kAccessDeleted));
+  EXPECT_EQ(read.status, Status::SubdocSuccessDeleted);
+  EXPECT_EQ(read.value, lookup_entry(Status::Success, bytes) +
+                            lookup_entry(Status::Success,
+                                         R"("cb-content-base64-encoded:AAH+/yBub3QgSlNPTg==")"));
+
+  // The commit: ReplaceBodyWithXattr flagged binary, then the txn XATTR goes.
+  const Response committed = one(multi(
+      "bin", {{kReplaceBody, "txn.op.bin", "", kXattr | kBinary}, {kRemove, "txn", "", kXattr}},
+      {.doc_flags = kAccessDeleted | kRevive, .cas = s.cas, .user_flags = kBinaryCommonFlags}));
+  ASSERT_EQ(committed.status, Status::Success);
+  s = stored("bin");
+  EXPECT_FALSE(s.deleted);
+  EXPECT_EQ(s.body, bytes);
+  EXPECT_EQ(s.datatype, 0) << "raw bytes, no XATTRs left";
+  EXPECT_EQ(s.flags, kBinaryCommonFlags);
+  const Response got = connection_.get("bin");
+  EXPECT_EQ(got.value, bytes);
+  EXPECT_EQ(got.extras, testing::be32(kBinaryCommonFlags));
+
+  // Bytes that are JSON make a JSON body.
+  store("json", R"({"v":1})");
+  ASSERT_EQ(
+      one(multi("json", {{kDictUpsert, "txn.op.bin", R"({"v":2})", kXattr | kParents | kBinary}}))
+          .status,
+      Status::Success);
+  ASSERT_EQ(one(multi("json", {{kReplaceBody, "txn.op.bin", "", kXattr | kBinary},
+                               {kRemove, "txn", "", kXattr}}))
+                .status,
+            Status::Success);
+  s = stored("json");
+  EXPECT_EQ(s.body, R"({"v":2})");
+  EXPECT_EQ(s.datatype, protocol::datatype::kJson);
+  EXPECT_EQ(s.flags, 0u) << "no flags in the extras: the document keeps its own";
+}
+
+TEST_F(SubdocMutationTest, BinaryValuesFollowCouchbasesRules) {
+  store("doc", R"({"a":1})");
+  // Only with Xattr, never with ExpandMacros, and only where Couchbase takes it.
+  expect_error(one(multi("doc", {{kDictUpsert, "b", "x", kBinary}})),
+               Status::SubdocXattrInvalidFlagCombo);
+  expect_error(
+      one(multi("doc", {{kDictUpsert, "m", R"("${Mutation.CAS}")", kXattr | kMacros | kBinary}})),
+      Status::SubdocXattrInvalidFlagCombo);
+  expect_error(one(multi("doc", {{kPushLast, "m", "x", kXattr | kBinary}})), Status::Einval);
+  expect_error(one(multi("doc", {{kRemove, "m", "", kXattr | kBinary}})), Status::Einval);
+  // A value that pretends to be encoded must decode.
+  expect_error(
+      one(multi("doc", {{kDictUpsert, "m", R"({"v":"cb-content-base64-encoded:ab!="})", kXattr}})),
+      Status::XattrEinval);
+  ASSERT_EQ(
+      one(multi("doc", {{kDictUpsert, "m", R"({"v":"cb-content-base64-encoded:YWI="})", kXattr}}))
+          .status,
+      Status::Success);
+  // A flagged read or commit of a value that encodes nothing.
+  ASSERT_EQ(one(multi("doc", {{kDictUpsert, "plain", R"("text")", kXattr}})).status,
+            Status::Success);
+  EXPECT_EQ(
+      one(lookup("doc", {{"plain", kXattr | kBinary}, {"m.v", kXattr | kBinary}})).value,
+      lookup_entry(Status::SubdocFieldNotBinaryValue, "") + lookup_entry(Status::Success, "ab"));
+  EXPECT_EQ(one(multi("doc", {{kReplaceBody, "plain", "", kXattr | kBinary}})).value,
+            failure_body(0, Status::SubdocFieldNotBinaryValue));
+  EXPECT_EQ(stored("doc").body, R"({"a":1})");
+  // Extras: expiry then user flags (8 bytes, 9 with doc flags), for mutations only.
+  ASSERT_EQ(one(multi("doc", {{kDictUpsert, "a", "2"}}, {.user_flags = 7})).status,
+            Status::Success);
+  EXPECT_EQ(stored("doc").flags, 7u);
+  expect_error(one({.opcode = Opcode::SubdocMultiMutation,
+                    .key = "doc",
+                    .value = multi_value({{kDictUpsert, "a", "3"}}),
+                    .extras = Bytes(6, 0)}),
+               Status::Einval);
+  Request eight = lookup("doc", {{"a", 0}});
+  eight.extras = Bytes(8, 0);
+  expect_error(one(eight), Status::Einval);
 }
 
 // --- Macros --------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 #include "subdoc/request.h"
 
 #include "protocol/codec.h"
+#include "subdoc/binary_value.h"
 #include "subdoc/path.h"
 #include "subdoc/xattr_key.h"
 
@@ -28,6 +29,7 @@ struct OpRules {
 constexpr uint8_t kX = kPathXattr;
 constexpr uint8_t kP = kPathCreateParents;
 constexpr uint8_t kM = kPathExpandMacros;
+constexpr uint8_t kB = kPathBinaryValue;
 constexpr uint8_t kLookupDocFlags = kDocAccessDeleted | kDocReviveDocument | kDocReplicaRead;
 constexpr uint8_t kCreatingDocFlags =
     kDocMkdoc | kDocAdd | kDocAccessDeleted | kDocCreateAsDeleted | kDocReviveDocument;
@@ -35,17 +37,17 @@ constexpr uint8_t kCreatingDocFlags =
 // The operation an opcode names inside a request, or nullptr: the single-path opcodes name
 // themselves, and the multi-path requests add the whole-document ones.
 const OpRules* rules_of(uint8_t opcode) {
-  static constexpr OpRules kGet{SpecOp::Get, kX, kLookupDocFlags, false, false, false};
+  static constexpr OpRules kGet{SpecOp::Get, kX | kB, kLookupDocFlags, false, false, false};
   static constexpr OpRules kExists{SpecOp::Exists, kX, kLookupDocFlags, false, false, false};
   static constexpr OpRules kCount{SpecOp::Count, kX, kLookupDocFlags, false, true, false};
   static constexpr OpRules kGetDoc{SpecOp::GetDoc, 0, kLookupDocFlags, false, true, true};
-  static constexpr OpRules kDictAdd{SpecOp::DictAdd, kP | kX | kM, kCreatingDocFlags, true,
-                                    false, false};
-  static constexpr OpRules kDictUpsert{SpecOp::DictUpsert, kP | kX | kM, kCreatingDocFlags,
-                                       true, false, false};
+  static constexpr OpRules kDictAdd{SpecOp::DictAdd, kP | kX | kM | kB, kCreatingDocFlags,
+                                    true, false, false};
+  static constexpr OpRules kDictUpsert{SpecOp::DictUpsert, kP | kX | kM | kB,
+                                       kCreatingDocFlags, true, false, false};
   static constexpr OpRules kRemove{SpecOp::Remove, kX, kDocAccessDeleted | kDocReviveDocument,
                                    false, false, false};
-  static constexpr OpRules kReplace{SpecOp::Replace, kX | kM,
+  static constexpr OpRules kReplace{SpecOp::Replace, kX | kM | kB,
                                     kDocAccessDeleted | kDocReviveDocument | kDocAdd, true,
                                     false, false};
   static constexpr OpRules kPushLast{SpecOp::ArrayPushLast, kP | kX | kM, kCreatingDocFlags,
@@ -64,7 +66,7 @@ const OpRules* rules_of(uint8_t opcode) {
   static constexpr OpRules kDeleteDoc{SpecOp::DeleteDoc, 0,
                                       kDocAccessDeleted | kDocReviveDocument, false, true,
                                       true};
-  static constexpr OpRules kReplaceBodyWithXattr{SpecOp::ReplaceBodyWithXattr, kX,
+  static constexpr OpRules kReplaceBodyWithXattr{SpecOp::ReplaceBodyWithXattr, kX | kB,
                                                  kDocAccessDeleted | kDocReviveDocument, false,
                                                  false, false, true};
   switch (static_cast<Opcode>(opcode)) {
@@ -99,13 +101,18 @@ bool is_macro(std::string_view value) {
 // The XATTR rules of one spec, in Couchbase's order.
 Status check_xattr_rules(const Spec& spec, bool mutation) {
   if (!spec.xattr()) {
-    return spec.expand_macros() ? Status::SubdocXattrInvalidFlagCombo : Status::Success;
+    return spec.expand_macros() || spec.binary_value() ? Status::SubdocXattrInvalidFlagCombo
+                                                       : Status::Success;
   }
+  if (spec.expand_macros() && spec.binary_value()) return Status::SubdocXattrInvalidFlagCombo;
   if (!is_valid_xattr_path(spec.path)) return Status::XattrEinval;
   if (mutation && is_virtual_xattr_key(xattr_key_of(spec.path))) {
     return Status::SubdocXattrCantModifyVattr;
   }
   if (spec.expand_macros() && !is_macro(spec.value)) return Status::SubdocXattrUnknownMacro;
+  if (mutation && !spec.binary_value() && !binary_values_well_formed(spec.value)) {
+    return Status::XattrEinval;
+  }
   return Status::Success;
 }
 
@@ -142,15 +149,26 @@ std::string_view text_of(std::span<const uint8_t> bytes) {
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }
 
+// The extras after a single-path request's path length and flags, or a multi-path request's
+// whole extras: [expiry u32 [user flags u32]] [doc flags u8], the first part for mutations
+// only. False for any other length.
+bool decode_mutation_extras(std::span<const uint8_t> extras, Request& out) {
+  const size_t length = extras.size();
+  const bool doc_flags = length % 4 == 1;
+  const size_t words = length / 4;  // expiry, then user flags
+  if (length % 4 > 1 || words > 2 || (words > 0 && !out.mutation)) return false;
+  out.doc_flags = doc_flags ? extras[length - 1] : 0;
+  out.expiry = words >= 1 ? protocol::load_be32(extras.data()) : 0;
+  out.has_user_flags = words == 2;
+  out.user_flags = words == 2 ? protocol::load_be32(extras.data() + 4) : 0;
+  return true;
+}
+
 Status decode_single(Opcode opcode, std::span<const uint8_t> extras,
                      std::span<const uint8_t> value, Request& out) {
   const OpRules* rules = rules_of(static_cast<uint8_t>(opcode));
   out.mutation = !is_lookup(rules->op);
-  const size_t length = extras.size();
-  const bool expiry = length == 7 || length == 8;
-  if (length != 3 && length != 4 && !(out.mutation && expiry)) return Status::Einval;
-  out.doc_flags = (length == 4 || length == 8) ? extras[length - 1] : 0;
-  out.expiry = expiry ? protocol::load_be32(extras.data() + 3) : 0;
+  if (extras.size() < 3 || !decode_mutation_extras(extras.subspan(3), out)) return Status::Einval;
   const Status doc_flags = check_doc_flags(out.doc_flags);
   if (doc_flags != Status::Success) return doc_flags;
 
@@ -171,11 +189,7 @@ Status decode_single(Opcode opcode, std::span<const uint8_t> extras,
 
 Status decode_multi(std::span<const uint8_t> extras, std::span<const uint8_t> value,
                     Request& out) {
-  const size_t length = extras.size();
-  const bool expiry = length == 4 || length == 5;
-  if (length != 0 && length != 1 && !(out.mutation && expiry)) return Status::Einval;
-  out.doc_flags = (length == 1 || length == 5) ? extras[length - 1] : 0;
-  out.expiry = expiry ? protocol::load_be32(extras.data()) : 0;
+  if (!decode_mutation_extras(extras, out)) return Status::Einval;
   const Status doc_flags = check_doc_flags(out.doc_flags);
   if (doc_flags != Status::Success) return doc_flags;
 

@@ -7,11 +7,13 @@
 //   lookup spec:   op u8, path flags u8, path length u16, path
 //   mutation spec: op u8, path flags u8, path length u16, value length u32, path, value
 //
-// Single-path extras: path length u16, path flags u8, then optionally expiry u32 (mutations
-// only) and doc flags u8 (3, 4, 7 or 8 bytes); the value is the path, then the operation's
-// argument. Multi-path extras: optionally expiry u32 (mutations only) and doc flags u8 (0, 1,
-// 4 or 5 bytes). (Couchbase also takes the document's flags after the expiry, from clients
-// that negotiated binary XATTR values; we do not offer that, so no client sends them.)
+// Single-path extras: path length u16, path flags u8, then optionally expiry u32, the
+// document's user flags u32 after it (both mutations only) and doc flags u8 (3, 4, 7, 8, 11 or
+// 12 bytes); the value is the path, then the operation's argument. Multi-path extras:
+// optionally expiry u32, then optionally user flags u32 (both mutations only) and doc flags
+// u8 (0, 1, 4, 5, 8 or 9 bytes). The user flags are big-endian, as SET's; clients send them
+// once HELLO acknowledged SubdocBinaryXattr (the SDKs' transactions commit a document's staged
+// flags so), and without them a mutation keeps the document's flags.
 //
 // Decoding checks everything that does not need the document: lengths, opcodes, flags and
 // how they combine, the order of XATTR specs. Paths are parsed when the specs run, because
@@ -31,6 +33,8 @@ namespace tern::subdoc {
 inline constexpr uint8_t kPathCreateParents = 0x01;
 inline constexpr uint8_t kPathXattr = 0x04;
 inline constexpr uint8_t kPathExpandMacros = 0x10;  // only with kPathXattr
+inline constexpr uint8_t kPathBinaryValue = 0x20;   // only with kPathXattr: raw bytes, stored
+                                                    // as subdoc/binary_value.h says
 
 // Doc flags, per request.
 inline constexpr uint8_t kDocMkdoc = 0x01;          // create the document if missing (upsert)
@@ -78,6 +82,7 @@ struct Spec {
   bool xattr() const { return (path_flags & kPathXattr) != 0; }
   bool create_parents() const { return (path_flags & kPathCreateParents) != 0; }
   bool expand_macros() const { return (path_flags & kPathExpandMacros) != 0; }
+  bool binary_value() const { return (path_flags & kPathBinaryValue) != 0; }
 };
 
 struct Request {
@@ -85,6 +90,8 @@ struct Request {
   bool multi = false;     // a multi-path command: the answer has one entry per spec
   uint8_t doc_flags = 0;
   uint32_t expiry = 0;    // mutations; 0 when the request carries none
+  bool has_user_flags = false;  // mutations: the request sets the document's flags
+  uint32_t user_flags = 0;
   size_t spec_count = 0;
   Spec specs[kMaxSpecs];
 
@@ -111,8 +118,11 @@ struct Request {
 //   CreateAsDeleted without Mkdoc or Add, or on a body path; an empty path where the
 //   operation needs one (a body path of anything but Count, the array pushes, ArrayAddUnique
 //   and the whole-document operations); a path on GetDoc, SetDoc or DeleteDoc;
-// - SubdocXattrInvalidFlagCombo: ExpandMacros without Xattr;
-// - XattrEinval: an XATTR path whose key breaks subdoc/xattr_key.h's rules;
+//   BinaryValue is taken only by Get, DictAdd, DictUpsert, Replace and ReplaceBodyWithXattr;
+// - SubdocXattrInvalidFlagCombo: ExpandMacros or BinaryValue without Xattr, or both together;
+// - XattrEinval: an XATTR path whose key breaks subdoc/xattr_key.h's rules; an XATTR
+//   mutation's value (without BinaryValue) holding an encoded binary value that does not
+//   decode (subdoc/binary_value.h);
 // - SubdocXattrCantModifyVattr: a mutation of a virtual XATTR ('$' key);
 // - SubdocXattrUnknownMacro: ExpandMacros on a value that is no macro ("${Mutation.CAS}",
 //   "${Mutation.seqno}", "${Mutation.value_crc32c}" or "${$document...}", quotes included);

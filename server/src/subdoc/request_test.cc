@@ -27,6 +27,9 @@ void put32(Bytes& out, size_t v) {
 
 void put(Bytes& out, std::string_view text) { out.insert(out.end(), text.begin(), text.end()); }
 
+// The user flags that extras of 8 or 9 (multi-path) or 11 or 12 (single-path) bytes carry.
+constexpr uint32_t kUserFlags = 0x03000000;
+
 // A request of any shape, built up by the helpers below.
 struct Wire {
   Opcode opcode = Opcode::SubdocMultiLookup;
@@ -34,17 +37,18 @@ struct Wire {
   Bytes value;
 };
 
-// Single-path extras: path length, path flags, then optionally expiry and doc flags, as the
-// extras length asks (3, 4, 7 or 8, and anything else to test refusals: its bytes are zeros
-// after the path length and flags).
+// Single-path extras: path length, path flags, then optionally expiry, user flags and doc
+// flags, as the extras length asks (3, 4, 7, 8, 11 or 12, and anything else to test refusals:
+// its bytes are zeros after the path length and flags).
 Wire single(Opcode opcode, std::string_view path, std::string_view value = {},
             uint8_t path_flags = 0, size_t extras_length = 3, uint8_t doc_flags = 0,
             uint32_t expiry = 0) {
   Wire wire{opcode, {}, {}};
   put16(wire.extras, path.size());
   wire.extras.push_back(path_flags);
-  if (extras_length == 7 || extras_length == 8) put32(wire.extras, expiry);
-  if (extras_length == 4 || extras_length == 8) wire.extras.push_back(doc_flags);
+  if (extras_length >= 7 && extras_length <= 12) put32(wire.extras, expiry);
+  if (extras_length == 11 || extras_length == 12) put32(wire.extras, kUserFlags);
+  if (extras_length % 4 == 0) wire.extras.push_back(doc_flags);
   wire.extras.resize(extras_length, 0);
   put(wire.value, path);
   put(wire.value, value);
@@ -63,11 +67,13 @@ constexpr uint8_t kDictAdd = 0xc7, kUpsert = 0xc8, kRemove = 0xc9, kReplace = 0x
 constexpr uint8_t kPushLast = 0xcb, kPushFirst = 0xcc, kInsert = 0xcd, kAddUnique = 0xce;
 constexpr uint8_t kCounter = 0xcf, kSetDoc = 0x01, kDeleteDoc = 0x04, kReplaceBody = 0xd3;
 constexpr uint8_t X = kPathXattr, P = kPathCreateParents, M = kPathExpandMacros;
+constexpr uint8_t B = kPathBinaryValue;
 
 Bytes multi_extras(size_t length, uint8_t doc_flags, uint32_t expiry = 0) {
   Bytes extras;
-  if (length == 4 || length == 5) put32(extras, expiry);
-  if (length == 1 || length == 5) extras.push_back(doc_flags);
+  if (length >= 4 && length <= 9) put32(extras, expiry);
+  if (length == 8 || length == 9) put32(extras, kUserFlags);
+  if (length % 4 == 1) extras.push_back(doc_flags);
   extras.resize(length, 0);
   return extras;
 }
@@ -129,7 +135,7 @@ std::string argument_of(Opcode op) { return op == Opcode::SubdocDelete ? "" : "1
 std::string path_of(Opcode op) { return op == Opcode::SubdocArrayInsert ? "a[0]" : "a"; }
 
 // Every single-path opcode with every extras length: lookups take 3 or 4 bytes, mutations
-// 3, 4, 7 or 8; nothing takes another length.
+// 3, 4, 7, 8, 11 or 12; nothing takes another length.
 std::vector<Row> extras_length_rows() {
   std::vector<Row> rows;
   for (Opcode op : kSingleLookups) {
@@ -140,18 +146,20 @@ std::vector<Row> extras_length_rows() {
     }
   }
   for (Opcode op : kSingleMutations) {
-    for (size_t length : {0, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12}) {
-      const bool ok = length == 3 || length == 4 || length == 7 || length == 8;
+    for (size_t length : {0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 16}) {
+      const bool ok =
+          length == 3 || length == 4 || length == 7 || length == 8 || length == 11 || length == 12;
       rows.push_back({std::string(protocol::opcode_name(op)) + "_extras" + std::to_string(length),
                       single(op, path_of(op), argument_of(op), 0, length),
                       ok ? Status::Success : Status::Einval});
     }
   }
-  for (size_t length : {0, 1, 2, 4, 5, 8, 9}) {
+  for (size_t length : {0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 12, 13}) {
     rows.push_back({"MultiLookup_extras" + std::to_string(length),
                     lookups({{kGet, 0, "a", ""}}, length),
                     length <= 1 ? Status::Success : Status::Einval});
-    const bool ok = length == 0 || length == 1 || length == 4 || length == 5;
+    const bool ok =
+        length == 0 || length == 1 || length == 4 || length == 5 || length == 8 || length == 9;
     rows.push_back({"MultiMutation_extras" + std::to_string(length),
                     mutations({{kUpsert, 0, "a", "1"}}, length),
                     ok ? Status::Success : Status::Einval});
@@ -285,25 +293,42 @@ INSTANTIATE_TEST_SUITE_P(
 INSTANTIATE_TEST_SUITE_P(
     PathFlags, DecodeTest,
     ::testing::Values(
-        Row{"UnknownPathFlag02", single(Opcode::SubdocDictUpsert, "a", "1", 0x02),
-            Status::Einval},
-        Row{"UnknownPathFlag08", single(Opcode::SubdocDictUpsert, "a", "1", 0x08),
-            Status::Einval},
-        Row{"BinaryValueIsNotOffered", single(Opcode::SubdocGet, "a", "", X | 0x20),
-            Status::Einval},
+        Row{"UnknownPathFlag02", single(Opcode::SubdocDictUpsert, "a", "1", 0x02), Status::Einval},
+        Row{"UnknownPathFlag08", single(Opcode::SubdocDictUpsert, "a", "1", 0x08), Status::Einval},
+        Row{"UnknownPathFlag40", single(Opcode::SubdocGet, "a", "", X | 0x40), Status::Einval},
         Row{"CreateParentsOnGet", single(Opcode::SubdocGet, "a", "", P), Status::Einval},
         Row{"CreateParentsOnMultiGet", lookups({{kGet, P, "a", ""}}), Status::Einval},
-        Row{"CreateParentsOnReplace", single(Opcode::SubdocReplace, "a", "1", P),
-            Status::Einval},
+        Row{"CreateParentsOnReplace", single(Opcode::SubdocReplace, "a", "1", P), Status::Einval},
         Row{"CreateParentsOnInsert", single(Opcode::SubdocArrayInsert, "a[0]", "1", P),
             Status::Einval},
         Row{"CreateParentsOnUpsert", single(Opcode::SubdocDictUpsert, "a.b", "1", P),
             Status::Success},
         Row{"CreateParentsOnCounter", single(Opcode::SubdocCounter, "a.b", "1", P),
             Status::Success},
+        // BinaryValue needs Xattr and no ExpandMacros, and only Get, DictAdd, DictUpsert,
+        // Replace and ReplaceBodyWithXattr take it.
+        Row{"BinaryWithoutXattr", mutations({{kUpsert, B, "a", "\x01"}}),
+            Status::SubdocXattrInvalidFlagCombo},
+        Row{"BinaryWithMacros", mutations({{kUpsert, X | M | B, "t.c", R"("${Mutation.CAS}")"}}),
+            Status::SubdocXattrInvalidFlagCombo},
+        Row{"BinaryUpsert", mutations({{kUpsert, X | B, "t.bin", "\x01\xff"}}), Status::Success},
+        Row{"BinaryDictAdd", mutations({{kDictAdd, X | B, "t.bin", "x"}}), Status::Success},
+        Row{"BinaryReplace", single(Opcode::SubdocReplace, "t.bin", "x", X | B), Status::Success},
+        Row{"BinaryReplaceBody", mutations({{kReplaceBody, X | B, "t.bin", ""}}), Status::Success},
+        Row{"BinaryGet", lookups({{kGet, X | B, "t.bin", ""}}), Status::Success},
+        Row{"BinaryExists", lookups({{kExists, X | B, "t.bin", ""}}), Status::Einval},
+        Row{"BinaryPushLast", mutations({{kPushLast, X | B, "t.l", "1"}}), Status::Einval},
+        Row{"BinaryRemove", mutations({{kRemove, X | B, "t.bin", ""}}), Status::Einval},
+        Row{"BinaryCounter", mutations({{kCounter, X | B, "t.n", "1"}}), Status::Einval},
+        // An XATTR value that pretends to hold an encoded binary value must hold one.
+        Row{"EncodedValueThatDecodes",
+            mutations({{kUpsert, X, "t.v", R"("cb-content-base64-encoded:AAE=")"}}),
+            Status::Success},
+        Row{"EncodedValueThatDoesNotDecode",
+            mutations({{kUpsert, X, "t.v", R"({"b":"cb-content-base64-encoded:AAE"})"}}),
+            Status::XattrEinval},
         // ExpandMacros needs Xattr, and a value that is a macro.
-        Row{"MacroWithoutXattr",
-            single(Opcode::SubdocDictUpsert, "a", R"("${Mutation.CAS}")", M),
+        Row{"MacroWithoutXattr", single(Opcode::SubdocDictUpsert, "a", R"("${Mutation.CAS}")", M),
             Status::SubdocXattrInvalidFlagCombo},
         Row{"MultiMacroWithoutXattr", mutations({{kUpsert, M, "a", R"("${Mutation.CAS}")"}}),
             Status::SubdocXattrInvalidFlagCombo},
@@ -311,11 +336,9 @@ INSTANTIATE_TEST_SUITE_P(
             Status::Success},
         Row{"MacroSeqno", mutations({{kUpsert, X | M, "t.s", R"("${Mutation.seqno}")"}}),
             Status::Success},
-        Row{"MacroCrc",
-            mutations({{kUpsert, X | M, "t.c", R"("${Mutation.value_crc32c}")"}}),
+        Row{"MacroCrc", mutations({{kUpsert, X | M, "t.c", R"("${Mutation.value_crc32c}")"}}),
             Status::Success},
-        Row{"MacroDocument",
-            mutations({{kUpsert, X | M, "t.e", R"("${$document.exptime}")"}}),
+        Row{"MacroDocument", mutations({{kUpsert, X | M, "t.e", R"("${$document.exptime}")"}}),
             Status::Success},
         Row{"MacroUnknown", mutations({{kUpsert, X | M, "t.e", R"("${Mutation.cas}")"}}),
             Status::SubdocXattrUnknownMacro},
@@ -464,6 +487,25 @@ TEST(DecodeRequestTest, SinglePathMutationCarriesExpiryDocFlagsAndValue) {
   EXPECT_TRUE(request.specs[0].create_parents());
   EXPECT_EQ(request.specs[0].path, "n");
   EXPECT_EQ(request.specs[0].value, "-5");
+}
+
+TEST(DecodeRequestTest, UserFlagsFollowTheExpiry) {
+  Request request;
+  ASSERT_EQ(decode(mutations({{kUpsert, 0, "a", "1"}}, 9, kDocMkdoc, 60), request),
+            Status::Success);
+  EXPECT_EQ(request.expiry, 60u);
+  EXPECT_TRUE(request.has_user_flags);
+  EXPECT_EQ(request.user_flags, kUserFlags);
+  EXPECT_EQ(request.doc_flags, kDocMkdoc);
+  ASSERT_EQ(decode(single(Opcode::SubdocDictUpsert, "a", "1", 0, 11, 0, 30), request),
+            Status::Success);
+  EXPECT_EQ(request.expiry, 30u);
+  EXPECT_TRUE(request.has_user_flags);
+  EXPECT_EQ(request.user_flags, kUserFlags);
+  EXPECT_EQ(request.doc_flags, 0u);
+  ASSERT_EQ(decode(mutations({{kUpsert, 0, "a", "1"}}, 5, kDocMkdoc, 60), request),
+            Status::Success);
+  EXPECT_FALSE(request.has_user_flags);
 }
 
 TEST(DecodeRequestTest, SinglePathExpiryWithoutDocFlags) {
