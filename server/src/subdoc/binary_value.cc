@@ -1,64 +1,20 @@
 #include "subdoc/binary_value.h"
 
-#include <openssl/evp.h>
+#include "common/base64.h"
 
 namespace tern::subdoc {
-namespace {
-
-bool is_base64_letter(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-         c == '+' || c == '/';
-}
-
-// The number of '=' closing `text` (0, 1 or 2), or -1 when `text` is not well-formed base64.
-// EVP_DecodeBlock is lenient (it skips whitespace, and decodes padding as zero bytes), so
-// this is what decides.
-int padding_of(std::string_view text) {
-  if (text.size() % 4 != 0) return -1;
-  int padding = 0;
-  if (!text.empty() && text.back() == '=') ++padding;
-  if (text.size() >= 2 && text[text.size() - 2] == '=') {
-    if (padding == 0) return -1;  // "x=y" is no padding
-    ++padding;
-  }
-  for (size_t i = 0; i < text.size() - padding; ++i) {
-    if (!is_base64_letter(text[i])) return -1;
-  }
-  return padding;
-}
-
-const unsigned char* bytes_of(std::string_view text) {
-  return reinterpret_cast<const unsigned char*>(text.data());
-}
-
-}  // namespace
 
 void encode_binary_value(std::string_view raw, std::string& out) {
-  const size_t encoded = 4 * ((raw.size() + 2) / 3);
   out.assign("\"").append(kBinaryValuePrefix);
-  const size_t start = out.size();
-  // EVP_EncodeBlock writes a terminating NUL after the text.
-  out.resize(start + encoded + 1);
-  EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data() + start), bytes_of(raw),
-                  static_cast<int>(raw.size()));
-  out.resize(start + encoded);
+  base64_append(raw, out);
   out.push_back('"');
 }
 
 bool decode_binary_value(std::string_view json, std::string& out) {
   if (json.size() < 2 || json.front() != '"' || json.back() != '"') return false;
-  std::string_view text = json.substr(1, json.size() - 2);
+  const std::string_view text = json.substr(1, json.size() - 2);
   if (!text.starts_with(kBinaryValuePrefix)) return false;
-  text.remove_prefix(kBinaryValuePrefix.size());
-  const int padding = padding_of(text);
-  if (padding < 0) return false;
-  out.resize(text.size() / 4 * 3);
-  if (text.empty()) return true;
-  const int decoded = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                      bytes_of(text), static_cast<int>(text.size()));
-  if (decoded < padding) return false;
-  out.resize(static_cast<size_t>(decoded - padding));
-  return true;
+  return base64_decode(text.substr(kBinaryValuePrefix.size()), out);
 }
 
 bool binary_values_well_formed(std::string_view json) {
@@ -66,7 +22,7 @@ bool binary_values_well_formed(std::string_view json) {
        at = json.find(kBinaryValuePrefix, at + 1)) {
     const size_t start = at + kBinaryValuePrefix.size();
     const size_t end = json.find('"', start);
-    if (end == std::string_view::npos || padding_of(json.substr(start, end - start)) < 0) {
+    if (end == std::string_view::npos || !is_base64(json.substr(start, end - start))) {
       return false;
     }
   }

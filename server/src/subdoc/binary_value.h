@@ -7,7 +7,7 @@
 //
 // and a lookup flagged BinaryValue answers the bytes again. The SDKs' transactions stage a
 // binary document's content so (`txn.op.bin`) and commit it with ReplaceBodyWithXattr.
-// The base64 itself is OpenSSL's (EVP_EncodeBlock / EVP_DecodeBlock).
+// The base64 is common/base64.h's.
 
 #include <string>
 #include <string_view>
