@@ -127,12 +127,13 @@ std::vector<std::string_view> bucket_capabilities(bool collections) {
   // (the SDKs' lookupIn*Replica refuse without it; with no replicas they read the active
   // copy); "subdoc.ReplaceBodyWithXattr" (the multi-mutation spec 0xd3) and
   // "subdoc.ReviveDocument" (the doc flag), with which the SDKs' transactions commit staged
-  // content in one request. Not "tombstonedUserXAttrs".
+  // content in one request; "rangeScan": RANGE_SCAN_CREATE and the rest (the SDKs' scan()
+  // refuses without it). Not "tombstonedUserXAttrs".
   std::vector<std::string_view> capabilities = {"cccp", "nodesExt", "touch", "cbhello"};
   if (collections) capabilities.push_back("collections");
   for (std::string_view capability :
        {"durableWrite", "xattr", "subdoc.AccessDeleted", "subdoc.ReplicaRead",
-        "subdoc.ReplaceBodyWithXattr", "subdoc.ReviveDocument"}) {
+        "subdoc.ReplaceBodyWithXattr", "subdoc.ReviveDocument", "rangeScan"}) {
     capabilities.push_back(capability);
   }
   return capabilities;

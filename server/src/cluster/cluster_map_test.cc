@@ -54,7 +54,7 @@ TEST(ClusterMap, SingleNodeFieldByField) {
             (std::vector<std::string>{"cccp", "nodesExt", "touch", "cbhello", "collections",
                                       "durableWrite", "xattr", "subdoc.AccessDeleted",
                                       "subdoc.ReplicaRead", "subdoc.ReplaceBodyWithXattr",
-                                      "subdoc.ReviveDocument"}));
+                                      "subdoc.ReviveDocument", "rangeScan"}));
   EXPECT_STREQ(doc["collectionsManifestUid"].GetString(), "2a");
 
   const auto& nodes = doc["nodes"];
@@ -118,7 +118,8 @@ TEST(ClusterMap, SingleNodeWithoutCollections) {
   EXPECT_EQ(capabilities,
             (std::vector<std::string>{"cccp", "nodesExt", "touch", "cbhello", "durableWrite",
                                       "xattr", "subdoc.AccessDeleted", "subdoc.ReplicaRead",
-                                      "subdoc.ReplaceBodyWithXattr", "subdoc.ReviveDocument"}));
+                                      "subdoc.ReplaceBodyWithXattr", "subdoc.ReviveDocument",
+                                      "rangeScan"}));
 }
 
 TEST(ClusterMap, SingleNodeOtherVBucketCounts) {

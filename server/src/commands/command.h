@@ -125,6 +125,11 @@ Outcome get_collections_manifest(const Command& cmd);
 Outcome get_collection_id(const Command& cmd);
 Outcome get_scope_id(const Command& cmd);
 
+// RANGE_SCAN_CREATE, RANGE_SCAN_CONTINUE and RANGE_SCAN_CANCEL (range_scan.cc).
+Outcome range_scan_create(const Command& cmd);
+Outcome range_scan_continue(const Command& cmd);
+Outcome range_scan_cancel(const Command& cmd);
+
 // SUBDOC_GET, SUBDOC_EXISTS, SUBDOC_GET_COUNT and SUBDOC_MULTI_LOOKUP; the single-path
 // mutations (SUBDOC_DICT_ADD ... SUBDOC_COUNTER) and SUBDOC_MULTI_MUTATION.
 Outcome subdoc_lookup(const Command& cmd);

@@ -30,7 +30,7 @@ constexpr CommandSpec kCommands[] = {
     {Opcode::Increment,        {20, 20}, K::Required,  false, true,  A::Document, arithmetic},
     {Opcode::Decrement,        {20, 20}, K::Required,  false, true,  A::Document, arithmetic},
     // Sub-document: the value carries the path(s); decode_request checks the exact extras
-    // forms (single-path 3/4/7/8 bytes, multi-path 0/1/4/5).
+    // forms (single-path 3/4/7/8/11/12 bytes, multi-path 0/1/4/5/8/9).
     {Opcode::SubdocGet,        {3, X},   K::Required,  true,  false, A::Document, subdoc_lookup},
     {Opcode::SubdocExists,     {3, X},   K::Required,  true,  false, A::Document, subdoc_lookup},
     {Opcode::SubdocGetCount,   {3, X},   K::Required,  true,  false, A::Document, subdoc_lookup},
@@ -45,6 +45,11 @@ constexpr CommandSpec kCommands[] = {
     {Opcode::SubdocArrayAddUnique, {3, X}, K::Required, true, true,  A::Document, subdoc_mutation},
     {Opcode::SubdocCounter,    {3, X},   K::Required,  true,  true,  A::Document, subdoc_mutation},
     {Opcode::SubdocMultiMutation, {0, X}, K::Required, true,  true,  A::Document, subdoc_mutation},
+    // Range scans: the create's value is its JSON configuration; a continue's extras are the
+    // scan's id and three limits, a cancel's the id.
+    {Opcode::RangeScanCreate,  {0, 0},   K::Forbidden, true,  false, A::Bucket, range_scan_create},
+    {Opcode::RangeScanContinue, {28, 28}, K::Forbidden, false, false, A::Bucket, range_scan_continue},
+    {Opcode::RangeScanCancel,  {16, 16}, K::Forbidden, false, false, A::Bucket, range_scan_cancel},
     {Opcode::Flush,            {0, 4},   K::Forbidden, false, false, A::Bucket, flush},
     {Opcode::ObserveSeqno,     {0, 0},   K::Forbidden, true,  false, A::Bucket, observe_seqno},
     {Opcode::GetCollectionsManifest, {0, 0}, K::Forbidden, false, false, A::Bucket, get_collections_manifest},

@@ -1,14 +1,38 @@
 #include "commands/node.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <mutex>
+
+#include "scan/scan_reaper.h"
 
 namespace tern::commands {
 
 Node::Node(NodeSettings settings, std::vector<std::unique_ptr<engine::Bucket>> buckets,
            auth::UserDirectory users, const Clock& clock)
-    : settings_(std::move(settings)), users_(std::move(users)), clock_(clock) {
+    : settings_(std::move(settings)),
+      users_(std::move(users)),
+      clock_(clock),
+      range_scans_(clock, settings_.range_scans) {
   for (auto& bucket : buckets) buckets_.push_back(std::move(bucket));
+}
+
+namespace {
+
+// The reaper's owner on the executor: its own, so that the node can stop it alone.
+executor::OwnerId reaper_owner(const scan::ScanRegistry& registry) {
+  return static_cast<executor::OwnerId>(reinterpret_cast<uintptr_t>(&registry));
+}
+
+}  // namespace
+
+Node::~Node() {
+  if (scan_executor_ != nullptr) scan_executor_->unregister(reaper_owner(range_scans_));
+}
+
+void Node::start_range_scans(executor::Executor& executor) {
+  scan_executor_ = &executor;
+  scan::start_scan_reaper(range_scans_, executor, reaper_owner(range_scans_));
 }
 
 std::shared_ptr<engine::Bucket> Node::find_locked(std::string_view name) const {
@@ -43,6 +67,7 @@ std::shared_ptr<engine::Bucket> Node::remove_bucket(std::string_view name) {
   std::shared_ptr<engine::Bucket> removed = std::move(*it);
   buckets_.erase(it);
   removed->mark_dropped();
+  range_scans_.drop_bucket(removed.get());
   return removed;
 }
 

@@ -19,6 +19,8 @@
 #include "auth/user.h"
 #include "common/clock.h"
 #include "engine/bucket.h"
+#include "executor/executor.h"
+#include "scan/scan_registry.h"
 
 namespace tern::commands {
 
@@ -32,6 +34,8 @@ struct NodeSettings {
   std::string version = "1.0.0-tern";
   // The largest value a request may carry, after decompression too.
   size_t max_item_size = 20ull * 1024 * 1024;
+  // Range scans per bucket, and how long one may sit unused before it is cancelled.
+  scan::RegistryLimits range_scans = {};
 };
 
 class Node {
@@ -74,6 +78,16 @@ class Node {
   // Called after each installed map; set once, before serving.
   void set_cluster_map_listener(std::function<void(engine::Bucket&)> listener);
 
+  // Range scans (commands/range_scan.cc): the node's scans, and the executor their creates
+  // and continues run on (null until start_range_scans(); range scans answer NotSupported
+  // until then). start_range_scans() also starts the task that cancels idle scans; call it
+  // once, before serving. The executor must outlive the node, whose destructor stops that
+  // task.
+  scan::ScanRegistry& range_scans() { return range_scans_; }
+  executor::Executor* range_scan_executor() const { return scan_executor_; }
+  void start_range_scans(executor::Executor& executor);
+  ~Node();
+
  private:
   std::shared_ptr<engine::Bucket> find_locked(std::string_view name) const;
 
@@ -84,6 +98,8 @@ class Node {
   const auth::UserDirectory users_;
   const Clock& clock_;
   std::function<void(engine::Bucket&)> map_listener_;
+  scan::ScanRegistry range_scans_;
+  executor::Executor* scan_executor_ = nullptr;
 };
 
 }  // namespace tern::commands

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,5 +23,13 @@ std::optional<uint32_t> collection_of_key(std::string_view key);
 
 // The key ranges holding every key of the collection, and no other collection's.
 std::vector<storage::KeyRange> collection_key_ranges(uint32_t collection_id);
+
+// The key as clients name it within its collection (without the prefix above): nullopt for a
+// key of no collection, as collection_of_key().
+std::optional<std::string_view> logical_key_of(std::string_view key);
+
+// The stored key of the logical key `logical` in collection `collection_id`: the inverse of
+// the two above.
+std::string stored_key_of(uint32_t collection_id, std::string_view logical);
 
 }  // namespace tern::engine

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 
 namespace tern::engine {
 namespace {
@@ -24,6 +25,23 @@ TEST(CollectionKey, CollectionOfStoredKeys) {
   EXPECT_EQ(collection_of_key("\0\x80\x01key"s), 0x80u);  // two bytes of LEB128
   EXPECT_EQ(collection_of_key("\0\x80"s), std::nullopt);  // truncated
   EXPECT_EQ(collection_of_key("\0"s), std::nullopt);
+}
+
+TEST(CollectionKey, StoredAndLogicalKeysAreInverses) {
+  using namespace std::string_literals;
+  for (const auto& [collection, logical, stored] :
+       std::initializer_list<std::tuple<uint32_t, std::string, std::string>>{
+           {0, "plain", "plain"},
+           {0, "\0starts-with-zero"s, "\0\0starts-with-zero"s},
+           {8, "key", "\0\x08key"s},
+           {0x80, "key", "\0\x80\x01key"s},
+           {8, "", "\0\x08"s},
+       }) {
+    EXPECT_EQ(stored_key_of(collection, logical), stored);
+    EXPECT_EQ(logical_key_of(stored), logical);
+    EXPECT_EQ(collection_of_key(stored), collection);
+  }
+  EXPECT_EQ(logical_key_of("\0\x80"s), std::nullopt);
 }
 
 TEST(CollectionKey, RangesHoldExactlyTheCollectionsKeys) {

@@ -407,6 +407,15 @@ class Engine {
   std::vector<std::string> list_keys(uint32_t collection_id, std::string_view after,
                                      size_t limit);
 
+  // --- Range scans (scan/) and the listing above. ---
+
+  // Calls visit(item) with every live document in memory: documents whose value is evicted
+  // count; tombstones, expired documents and durable writes not yet committed do not. Shard
+  // by shard, each under its lock, so `visit` must be quick, must not call the engine and
+  // must not keep the item. Changes nothing, not even recency, and counts in no statistic.
+  // Under full eviction the keys on disk only are not visited (on_disk_only() tells them).
+  void for_each_live_item(const std::function<void(const Item& item)>& visit);
+
   // --- Hooks for background tasks (expiry pager, item pager). ---
 
   size_t shard_count() const;

@@ -1,4 +1,5 @@
-// The console's listing of a collection's keys (Engine::list_keys).
+// The keys of the live documents in memory (Engine::for_each_live_item), and the console's
+// listing of a collection's keys built on it (Engine::list_keys).
 
 #include <algorithm>
 #include <queue>
@@ -11,32 +12,38 @@
 
 namespace tern::engine {
 
-std::vector<std::string> Engine::list_keys(uint32_t collection_id, std::string_view after,
-                                           size_t limit) {
-  if (limit == 0) return {};
-  // The `limit` smallest keys seen so far, the largest on top: a key is copied only when it
-  // beats that one, so a page costs one comparison per key in memory and few copies.
-  std::priority_queue<std::string> smallest;
+void Engine::for_each_live_item(const std::function<void(const Item& item)>& visit) {
   for (size_t s = 0; s < impl_->shard_count; ++s) {
     Shard& shard = impl_->shards[s];
     std::unique_lock lock(shard.mutex);
     const int64_t now = impl_->clock.steady_ms();
-    impl_->settle_flush(shard, lock, now);  // what a flush dropped is not listed
+    impl_->settle_flush(shard, lock, now);  // what a flush dropped is not live
     for (size_t i = 0; i < shard.table.capacity(); ++i) {
       const Slot& slot = shard.table.at(i);
       if (!slot.item || slot.item->deleted || slot.item->absent ||
           Impl::is_expired(*slot.item, now)) {
         continue;
       }
-      const std::string_view key = slot.item->key();
-      if (key <= after || collection_of_key(key) != collection_id) continue;
-      if (smallest.size() == limit) {
-        if (key >= smallest.top()) continue;
-        smallest.pop();
-      }
-      smallest.emplace(key);
+      visit(*slot.item);
     }
   }
+}
+
+std::vector<std::string> Engine::list_keys(uint32_t collection_id, std::string_view after,
+                                           size_t limit) {
+  if (limit == 0) return {};
+  // The `limit` smallest keys seen so far, the largest on top: a key is copied only when it
+  // beats that one, so a page costs one comparison per key in memory and few copies.
+  std::priority_queue<std::string> smallest;
+  for_each_live_item([&](const Item& item) {
+    const std::string_view key = item.key();
+    if (key <= after || collection_of_key(key) != collection_id) return;
+    if (smallest.size() == limit) {
+      if (key >= smallest.top()) return;
+      smallest.pop();
+    }
+    smallest.emplace(key);
+  });
   std::vector<std::string> keys;
   keys.reserve(smallest.size());
   for (; !smallest.empty(); smallest.pop()) keys.push_back(smallest.top());

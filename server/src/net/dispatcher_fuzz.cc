@@ -165,6 +165,7 @@ class World {
     }
     node_ =
         std::make_unique<commands::Node>(std::move(settings), std::move(buckets), users(), clock_);
+    node_->start_range_scans(executor_);
     for (const auto& bucket : node_->buckets()) {
       commands::testing::install_test_map(*node_, *bucket);
       start_tasks(*bucket);

@@ -109,6 +109,13 @@ class Store {
   // `visit` returns false. The record's views live until visit returns.
   virtual void scan(const std::function<bool(const Record&)>& visit) = 0;
 
+  // Visits the records (tombstones included) of one vbucket whose keys lie in `range`, in
+  // key order, until `visit` returns false: a range scan's keys on disk. The default
+  // implementation filters scan(), reading the whole store; a store that files keys by
+  // vbucket reads only the range.
+  virtual void scan_vbucket(uint16_t vbucket, const KeyRange& range,
+                            const std::function<bool(const Record&)>& visit);
+
   // The persisted high seqno of every vbucket that has one.
   virtual std::vector<VBucketSeqno> high_seqnos() = 0;
 

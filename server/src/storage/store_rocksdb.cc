@@ -170,6 +170,27 @@ class RocksDBStore final : public Store {
     check(it->status(), "cannot scan the store");
   }
 
+  void scan_vbucket(uint16_t vbucket, const KeyRange& range,
+                    const std::function<bool(const Record&)>& visit) override {
+    if (vbucket > kMaxVBucket) return;
+    const std::string end =
+        range.end.empty() ? vbucket_end(vbucket) : encode_document_key(vbucket, range.end);
+    const rocksdb::Slice upper = slice(end);
+    rocksdb::ReadOptions read_options;
+    read_options.iterate_upper_bound = &upper;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read_options));
+    for (it->Seek(encode_document_key(vbucket, range.begin)); it->Valid(); it->Next()) {
+      auto key = decode_document_key(it->key().ToStringView());
+      if (!key) throw StoreError("corrupt store: a document key of " +
+                                 std::to_string(it->key().size()) + " bytes");
+      Record record = decode(vbucket, it->value().ToStringView());
+      record.vbucket = vbucket;
+      record.key = key->key;
+      if (!visit(record)) return;
+    }
+    check(it->status(), "cannot read vbucket " + std::to_string(vbucket));
+  }
+
   std::vector<VBucketSeqno> high_seqnos() override {
     rocksdb::Slice end = slice(kSeqnoKeysEnd);
     rocksdb::ReadOptions read_options;

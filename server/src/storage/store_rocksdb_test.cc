@@ -99,6 +99,43 @@ TEST_F(StoreTest, ScanVisitsEveryRecordInVBucketThenKeyOrder) {
   }
 }
 
+// A range scan's keys on disk: one vbucket's, from the range's first key up to its end (none:
+// the vbucket's last key), in key order; the default implementation (a filtered scan) agrees.
+TEST_F(StoreTest, ScanVBucketReadsOneVBucketsRangeInKeyOrder) {
+  auto store = open();
+  Record records[] = {doc(5, "b", "1", 1),  doc(5, "a", "1", 2), tombstone(5, "c", 3, 9),
+                      doc(5, "d", "1", 4),  doc(4, "b", "1", 1), doc(6, "b", "1", 1),
+                      doc(0x3ff, "b", "1", 1)};
+  store->write(records, {});
+  struct Filtered final : Store {
+    explicit Filtered(Store& inner) : inner_(inner) {}
+    void write(std::span<const Record>, std::span<const VBucketSeqno>) override {}
+    void clear_and_write(std::span<const Record>, std::span<const VBucketSeqno>) override {}
+    std::optional<OwnedRecord> get(uint16_t, std::string_view) override { return {}; }
+    void scan(const std::function<bool(const Record&)>& visit) override { inner_.scan(visit); }
+    std::vector<VBucketSeqno> high_seqnos() override { return {}; }
+    void compact() override {}
+    Store& inner_;
+  } filtered(*store);
+  for (Store* under_test : {store.get(), static_cast<Store*>(&filtered)}) {
+    const auto keys = [&](uint16_t vbucket, KeyRange range, size_t stop_after = 100) {
+      std::string out;
+      under_test->scan_vbucket(vbucket, range, [&](const Record& record) {
+        EXPECT_EQ(record.vbucket, vbucket);
+        out += std::string(record.key) + (record.deleted ? "-" : "") + ",";
+        return --stop_after > 0;
+      });
+      return out;
+    };
+    EXPECT_EQ(keys(5, {"", ""}), "a,b,c-,d,");
+    EXPECT_EQ(keys(5, {"b", "d"}), "b,c-,");
+    EXPECT_EQ(keys(5, {"b", ""}), "b,c-,d,");
+    EXPECT_EQ(keys(5, {"a", ""}, 2), "a,b,");
+    EXPECT_EQ(keys(0x3ff, {"", ""}), "b,");
+    EXPECT_EQ(keys(7, {"", ""}), "");
+  }
+}
+
 TEST_F(StoreTest, ScanStopsWhenVisitReturnsFalse) {
   auto store = open();
   Record records[] = {doc(0, "a", "", 1), doc(0, "b", "", 2), doc(0, "c", "", 3)};

@@ -74,6 +74,7 @@ int main(int argc, char** argv) {
     // whose tasks the owner stops before they go.
     tern::executor::ExecutorPool executor;
     auto node = tern::ternd::build_node(*options, file ? &*file : nullptr);
+    node->start_range_scans(executor);
     tern::ternd::BucketLifecycle buckets(*options, executor, *node);
     // "ready" is logged once every persistent bucket is warm (at once without one): until
     // then their data commands answer Etmpfail, so scripts and test harnesses wait for it.

@@ -99,6 +99,8 @@ std::unique_ptr<commands::Node> build_node(const Options& options, const config:
   commands::NodeSettings settings;
   settings.version = kVersion;
   settings.max_item_size = options.max_item_size;
+  settings.range_scans = {.max_per_bucket = options.range_scan_max,
+                          .idle_ms = int64_t{options.range_scan_idle_timeout} * 1000};
   auth::UserDirectory users;
   if (file != nullptr) {
     settings.open_access = false;

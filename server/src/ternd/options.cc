@@ -249,6 +249,10 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
              "largest value accepted, in bytes");
   add_number(app, "--max-connections", options.max_connections, size_t{1}, kMaxConnectionsLimit,
              "connections beyond this are refused");
+  add_number(app, "--range-scan-max", options.range_scan_max, size_t{1}, size_t{100000},
+             "range scans a bucket holds at once; a create beyond them answers Etmpfail");
+  add_number(app, "--range-scan-idle-timeout", options.range_scan_idle_timeout, 1u, 86400u,
+             "seconds a range scan may go without a continue before it is cancelled");
   add_number(app, "--expiry-pager-interval", options.expiry_pager_interval, kMinPagerSeconds,
              kMaxPagerSeconds, "seconds between sweeps that remove expired items");
   app.add_flag("-v,--verbose", options.verbose, "log at debug level")

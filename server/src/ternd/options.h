@@ -40,6 +40,8 @@ struct Options {
   size_t max_item_size = 20ull * 1024 * 1024;  // at most kMaxItemSizeLimit
   size_t max_connections = 4096;
   double expiry_pager_interval = 60;  // pause between sweeps that remove expired items
+  size_t range_scan_max = 128;          // range scans a bucket holds at once
+  unsigned range_scan_idle_timeout = 60;  // seconds a range scan may go without a continue
   bool verbose = false;
   // --fsync-per-write: every persistent bucket's flusher writes each change in a synced write
   // of its own (Flusher::set_fsync_per_write). A benchmark baseline, not for use.

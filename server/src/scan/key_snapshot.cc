@@ -1,0 +1,73 @@
+#include "scan/key_snapshot.h"
+
+#include <algorithm>
+#include <random>
+
+#include "engine/collection_key.h"
+
+namespace tern::scan {
+namespace {
+
+// Whether `stored` is a key of `config`'s collection inside its range.
+bool wanted(std::string_view stored, const ScanConfig& config) {
+  if (engine::collection_of_key(stored) != config.collection_id) return false;
+  const std::optional<std::string_view> logical = engine::logical_key_of(stored);
+  return logical && config.in_range(*logical);
+}
+
+// Adds the keys on disk that memory knows nothing of (full eviction).
+void add_keys_on_disk(engine::Engine& engine, storage::Store& store, uint16_t vbucket,
+                      const ScanConfig& config, int64_t now, KeySnapshot& out) {
+  const std::string first = engine::stored_key_of(config.collection_id, config.start.key);
+  for (storage::KeyRange range : engine::collection_key_ranges(config.collection_id)) {
+    if (!config.sampling() && first > range.begin) range.begin = first;
+    store.scan_vbucket(vbucket, range, [&](const storage::Record& record) {
+      const std::optional<std::string_view> logical = engine::logical_key_of(record.key);
+      // Past the range's end: the rest of this key range is too.
+      if (logical && !config.sampling() && *logical > config.end.key) return false;
+      if (record.deleted || (record.expiry != 0 && record.expiry <= now) ||
+          !wanted(record.key, config) || !engine.on_disk_only(record.key)) {
+        return true;
+      }
+      if (config.snapshot && record.seqno == config.snapshot->seqno) {
+        out.required_seqno_found = true;
+      }
+      out.keys.emplace_back(record.key);
+      return true;
+    });
+  }
+}
+
+}  // namespace
+
+KeySnapshot take_key_snapshot(engine::Engine& engine, storage::Store* store, uint16_t vbucket,
+                              const ScanConfig& config, int64_t unix_now_seconds) {
+  KeySnapshot out;
+  const uint64_t required_seqno = config.snapshot ? config.snapshot->seqno : 0;
+  engine.for_each_live_item([&](const engine::Item& item) {
+    if (item.vbucket != vbucket || !wanted(item.key(), config)) return;
+    if (required_seqno != 0 && item.seqno == required_seqno) out.required_seqno_found = true;
+    out.keys.emplace_back(item.key());
+  });
+  if (store != nullptr && engine.config().full_eviction) {
+    add_keys_on_disk(engine, *store, vbucket, config, unix_now_seconds, out);
+  }
+  std::sort(out.keys.begin(), out.keys.end());
+  // A key fetched back into memory while the disk was read is in both.
+  out.keys.erase(std::unique(out.keys.begin(), out.keys.end()), out.keys.end());
+  return out;
+}
+
+void draw_sample(std::vector<std::string>& keys, uint64_t samples, uint64_t seed) {
+  if (keys.size() <= samples) return;
+  // The first `samples` places of a Fisher-Yates shuffle, then back in key order.
+  std::mt19937_64 random(seed);
+  for (size_t i = 0; i < samples; ++i) {
+    std::uniform_int_distribution<size_t> pick(i, keys.size() - 1);
+    std::swap(keys[i], keys[pick(random)]);
+  }
+  keys.resize(samples);
+  std::sort(keys.begin(), keys.end());
+}
+
+}  // namespace tern::scan
