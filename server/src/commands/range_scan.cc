@@ -114,7 +114,9 @@ class CreateTask final : public executor::Task {
     scan::KeySnapshot snapshot;
     try {
       engine::Persistence* persistence = bucket_->persistence();
-      snapshot = scan::take_key_snapshot(bucket_->documents(),
+      const std::shared_ptr<const scan::KeyIndex> index =
+          registry_.key_indexes().index_for(*bucket_, config_.collection_id, vbucket_);
+      snapshot = scan::take_key_snapshot(*index, bucket_->documents(),
                                          persistence ? &persistence->store() : nullptr, vbucket_,
                                          config_, registry_.clock().unix_seconds());
     } catch (const std::exception&) {
