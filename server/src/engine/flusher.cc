@@ -34,9 +34,17 @@ bool Flusher::run() {
     return true;
   }
   // Writers that queued during this run woke the task already; this also covers a change
-  // queued between the take and the wake being applied.
-  snooze(engine_.dirty_count() > 0 ? 0 : executor::kForever);
+  // queued between the take and the wake being applied. A change numbered since the high
+  // seqnos were read may have sent no wake, and is not reported persisted yet: see the header.
+  snooze(engine_.dirty_count() > 0 || numbered_since_read() ? 0 : executor::kForever);
   return true;
+}
+
+bool Flusher::numbered_since_read() const {
+  for (size_t id = 0; id < vbuckets_.size(); ++id) {
+    if (vbuckets_[id].high_seqno() > snapshot_[id]) return true;
+  }
+  return false;
 }
 
 void Flusher::flush_all() {

@@ -12,6 +12,12 @@
 // numbered after that read, so that a restart never numbers a change with a seqno already
 // on disk. (A change numbered below it that was not yet queued is then absent after a
 // crash: it was never reported persisted, so nothing that waited for it was acknowledged.)
+// A change numbered after that read but queued before the take is written by the run
+// without being reported persisted; so is one numbered during the run. Such a change may
+// have sent no wake (the queues were not empty since the last take): a run after which any
+// vbucket's high seqno is past its read runs again at once, and that run, taking nothing,
+// reports them persisted. Without it a durable write on that change would wait for some
+// unrelated later write, or time out.
 //
 // A tombstone is stored with its deletion time as its expiry (storage::Record). The engine
 // keeps a tombstone's purge time instead (Item::expiry_ms: deletion plus
@@ -84,6 +90,8 @@ class Flusher final : public executor::Task {
  private:
   // One batch: returns false when the store refused it (it stays in batch_ for a retry).
   bool flush_once();
+  // Whether any vbucket numbered a change since the last run read the high seqnos.
+  bool numbered_since_read() const;
   // Raises each vbucket's persisted seqno to the snapshot the run read; returns whether any
   // moved.
   bool advance_persisted_seqnos();

@@ -99,6 +99,25 @@ TEST_F(FlusherTest, ARunThatTakesNothingStillAdvancesThePersistedSeqnos) {
   EXPECT_EQ(persisted_calls_, 2) << "no news, no call";
 }
 
+// The same change in a running task: numbered after the run read the high seqnos, it sent no
+// wake (the queues were not empty since the last take). The task must run again by itself,
+// or nothing would report it persisted until some other write.
+TEST_F(FlusherTest, ARunAfterWhichAVBucketNumberedMoreRunsAgainAndReportsIt) {
+  ASSERT_EQ(data_.set("k", "v", 3).status, Status::Success);
+  uint64_t taken_late = 0;
+  store_.during_write = [&] {
+    taken_late = data_.vbuckets()[3].record_mutation();
+    store_.during_write = nullptr;
+  };
+  executor_.run_ready();
+  EXPECT_LT(data_.vbuckets()[3].persisted_seqno(), taken_late);
+  ASSERT_EQ(executor_.ready_count(), 1u) << "due again at once, with no wake";
+  executor_.run_ready();
+  EXPECT_EQ(data_.vbuckets()[3].persisted_seqno(), taken_late);
+  EXPECT_EQ(persisted_calls_, 2) << "the batch, then the run that reports the late change";
+  EXPECT_EQ(executor_.ready_count(), 0u) << "then it sleeps until the next write";
+}
+
 TEST_F(FlusherTest, WritesThatArriveTogetherShareOneSyncedBatch) {
   for (int i = 0; i < 100; ++i) {
     ASSERT_EQ(data_.set("key" + std::to_string(i), "v", i % kTestVBucketCount).status,
