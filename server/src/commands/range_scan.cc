@@ -18,8 +18,6 @@
 // Creates and continues do their work as tasks on the executor pool (a Reader's: under full
 // eviction they read the disk), their requests parked meanwhile (parked_request.h), so no
 // worker loop waits for them; a node without an executor for scans answers NotSupported.
-#include "scan/range_scan.h"
-
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -35,6 +33,7 @@
 #include "executor/task.h"
 #include "protocol/codec.h"
 #include "scan/key_snapshot.h"
+#include "scan/range_scan.h"
 #include "scan/scan_config.h"
 #include "scan/scan_registry.h"
 
