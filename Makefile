@@ -11,7 +11,7 @@ FUZZ_SECONDS ?= 30
 .DEFAULT_GOAL := help
 .PHONY: help all deps deps-dotnet build build-server build-dotnet run test test-server \
         test-compat test-dotnet test-asan test-tsan fuzz test-under-load bench-server bench-collections bench-collections-instructions bench-instructions \
-        bench-executor bench-durability bench-warmup bench-subdoc bench-lookup bench-metrics bench-seeds bench-sdk bench-sdk-alloc bench-tls bench-scan clean
+        bench-executor bench-durability bench-warmup bench-subdoc bench-lookup bench-metrics bench-seeds bench-sdk bench-sdk-alloc bench-sdk-tls-pairs bench-tls bench-scan clean
 
 help: ## list the targets (what `make` alone does)
 	@echo "usage: make TARGET [BUILD_DIR=build/release] [TERND_ARGS=\"--port 11211\"]"
@@ -99,6 +99,9 @@ bench-seeds: deps-dotnet ## the SDK's hot-path changes against the old ways (Ben
 
 bench-sdk: deps-dotnet ## Tern.Client and the Couchbase Node.js SDK end to end: ternd (couchbase://, memcached://) and memcached
 	@bash scripts/bench-sdk.sh
+
+bench-sdk-tls-pairs: deps-dotnet ## Tern.Client over couchbases:// against couchbase://, interleaved pairs, median ratio (PERF=1: client CPU)
+	@bash scripts/bench-sdk-tls-pairs.sh
 
 bench-sdk-alloc: deps-dotnet ## what a Get on app.users over couchbase:// allocates, against memcached:// (BenchmarkDotNet)
 	@bash scripts/bench-sdk-alloc.sh
