@@ -8,25 +8,19 @@
 namespace tern::scan {
 namespace {
 
-// Whether `stored` is a key of `config`'s collection inside its range.
-bool wanted(std::string_view stored, const ScanConfig& config) {
-  if (engine::collection_of_key(stored) != config.collection_id) return false;
-  const std::optional<std::string_view> logical = engine::logical_key_of(stored);
-  return logical && config.in_range(*logical);
-}
-
 // Adds the keys on disk that memory knows nothing of (full eviction).
 void add_keys_on_disk(engine::Engine& engine, storage::Store& store, uint16_t vbucket,
                       const ScanConfig& config, int64_t now, KeySnapshot& out) {
   const std::string first = engine::stored_key_of(config.collection_id, config.start.key);
+  // The collection's key ranges hold its keys only: what is left to check is the range.
   for (storage::KeyRange range : engine::collection_key_ranges(config.collection_id)) {
     if (!config.sampling() && first > range.begin) range.begin = first;
     store.scan_vbucket(vbucket, range, [&](const storage::Record& record) {
       const std::optional<std::string_view> logical = engine::logical_key_of(record.key);
       // Past the range's end: the rest of this key range is too.
       if (logical && !config.sampling() && *logical > config.end.key) return false;
-      if (record.deleted || (record.expiry != 0 && record.expiry <= now) ||
-          !wanted(record.key, config) || !engine.on_disk_only(record.key)) {
+      if (!logical || !config.in_range(*logical) || record.deleted ||
+          (record.expiry != 0 && record.expiry <= now) || !engine.on_disk_only(record.key)) {
         return true;
       }
       if (config.snapshot && record.seqno == config.snapshot->seqno) {
