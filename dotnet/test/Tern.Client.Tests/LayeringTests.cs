@@ -15,7 +15,7 @@ public partial class LayeringTests
     // Lowest first.
     private static readonly string[] Layers =
     [
-        "Exceptions", "Security", "Timing", "Protocol", "Diagnostics", "Transcoders", "Locators", "Operations", "SubDoc", "IO", "Couchbase",
+        "Exceptions", "Security", "Timing", "Protocol", "Diagnostics", "Transcoders", "Locators", "Operations", "SubDoc", "IO", "Couchbase", "Scan",
         "Management",
     ];
 

@@ -53,6 +53,9 @@ internal sealed class Keyspace : IKeyspaceName
     /// <summary>How values are compressed on this keyspace's connections; null: not at all.</summary>
     public ValueCompression? Compression => _topology?.Compression;
 
+    /// <summary>The bucket's topology: null on classic clusters.</summary>
+    public BucketTopology? Topology => _topology;
+
     /// <summary>The key prefix: null without collections (classic clusters), else the collection id (0 until resolved).</summary>
     public uint? Prefix => _topology is null ? null : Volatile.Read(ref _id);
 

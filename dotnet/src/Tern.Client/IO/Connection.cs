@@ -403,6 +403,11 @@ internal sealed class Connection : IKvConnection, IOperationCarrier, IAsyncDispo
             return; // nothing else is addressed to a client
         if (_inFlight.TakeAnswered(header) is not { } operation)
             return;
+        if (operation.IsIntermediate(header))
+        {
+            operation.OnIntermediateFrame(header, body);
+            return;
+        }
         if (header.Magic == (byte)Magic.AltResponse)
             operation.ReadServerDuration(header, body, Endpoint);
         if (header.VBucketOrStatus != (ushort)ResponseStatus.Success && operation.RetryStep is { } step && step.OnResponse(operation, header, body))

@@ -72,6 +72,12 @@ internal sealed class Dispatcher
 
     private static TaskCompletionSource NewSignal() => new(TaskCreationOptions.RunContinuationsAsynchronously);
 
+    /// <summary>Where the operation goes: its pinned vbucket's node, else its key's.</summary>
+    private static KeyLocation Locate(Topology topology, OperationBase operation) =>
+        operation.PinnedVBucket >= 0
+            ? topology.Locator.LocateVBucket(operation.PinnedVBucket)
+            : topology.Locator.Locate(operation.Request.LogicalKey);
+
     public ValueTask<TResult> SendAsync<TResult>(Operation<TResult> operation, TimeSpan timeout, CancellationToken cancellationToken)
     {
         operation.Start(timeout, _time, cancellationToken);
@@ -84,7 +90,7 @@ internal sealed class Dispatcher
         var cancellationToken = operation.CancellationToken;
         if (cancellationToken.IsCancellationRequested)
             return ValueTask.FromCanceled<TResult>(cancellationToken);
-        operation.RetryStep = RetryStep;
+        operation.RetryStep ??= RetryStep;
         if (TrySendNow(operation))
             return operation.AsValueTask();
         return SendSlowAsync(operation);
@@ -105,7 +111,7 @@ internal sealed class Dispatcher
     private bool TrySendNow(OperationBase operation)
     {
         var topology = _topology;
-        var location = topology.Locator.Locate(operation.Request.LogicalKey);
+        var location = Locate(topology, operation);
         if (location.NodeIndex < 0)
             return false;
         operation.VBucket = location.VBucket;
@@ -152,7 +158,7 @@ internal sealed class Dispatcher
                 throw fault;
             var changed = _changed.Task;
             var topology = _topology;
-            var location = topology.Locator.Locate(operation.Request.LogicalKey);
+            var location = Locate(topology, operation);
             operation.VBucket = location.VBucket;
             if (location.NodeIndex < 0)
             {

@@ -116,6 +116,8 @@ internal sealed class InFlightTable
     /// <summary>
     /// Removes the operation an answer is for and frees its slot; null when no operation waits for
     /// it (it timed out, or the opaque is unknown), and then the answer is reported as an orphan.
+    /// A frame with more of the answer to follow (<see cref="OperationBase.IsIntermediate"/>)
+    /// returns the operation but leaves it in the table, holding its slot.
     /// </summary>
     public OperationBase? TakeAnswered(in FrameHeader header)
     {
@@ -123,7 +125,15 @@ internal sealed class InFlightTable
         lock (_lock)
         {
             if (_byOpaque.Remove(header.Opaque, out operation))
+            {
+                if (operation.IsIntermediate(header))
+                {
+                    // Put back under the same lock: the deadline sweep never finds it missing.
+                    _byOpaque[header.Opaque] = operation;
+                    return operation;
+                }
                 _count = _byOpaque.Count;
+            }
         }
         if (operation is null)
         {

@@ -41,8 +41,9 @@ internal static class Timeouts
     public static UnambiguousTimeoutException NotSent(OperationBase operation, string why) =>
         new(TimedOut(operation) + " without being sent: " + why, operation.Key);
 
-    // "get of key 'k' timed out after 2501 ms (timeout 2500 ms)": how every timeout message starts.
+    // "get of key 'k' timed out after 2501 ms (timeout 2500 ms)": how every timeout message starts
+    // ("range_scan_create of vbucket 12 ..." for requests addressed to a vbucket, not a key).
     private static string TimedOut(OperationBase operation) =>
-        $"{operation.Opcode.Name()} of key '{TernException.Describe(operation.Key)}' timed out after " +
+        $"{operation.Opcode.Name()} of {(operation.PinnedVBucket >= 0 ? $"vbucket {operation.PinnedVBucket}" : $"key '{TernException.Describe(operation.Key)}'")} timed out after " +
         $"{operation.Elapsed.ElapsedMilliseconds} ms (timeout {operation.Timeout.TotalMilliseconds:0} ms)";
 }

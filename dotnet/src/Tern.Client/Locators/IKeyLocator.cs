@@ -13,4 +13,7 @@ public interface IKeyLocator
     int NodeCount { get; }
 
     KeyLocation Locate(ReadOnlySpan<byte> key);
+
+    /// <summary>Where a vbucket's requests go; a node index of -1 when the locator has no such vbucket (no cluster map).</summary>
+    KeyLocation LocateVBucket(int vbucket) => new(-1, (ushort)vbucket);
 }

@@ -42,6 +42,18 @@ public abstract class OperationBase : IThreadPoolWorkItem
     /// <summary>The vbucket to put in the request header (0 without a cluster map).</summary>
     public ushort VBucket { get; set; }
 
+    /// <summary>
+    /// The vbucket the operation is addressed to whatever its key (a range scan's requests have
+    /// none); -1: routed by its key.
+    /// </summary>
+    internal int PinnedVBucket { get; set; } = -1;
+
+    /// <summary>
+    /// True when the server may answer with several frames: Success frames carry part of the
+    /// answer (<see cref="OnIntermediateFrame"/>), and the first frame of another status ends it.
+    /// </summary>
+    internal bool StreamsFrames { get; init; }
+
     // Set by the connection that carries the current attempt.
     internal OperationAttempt Attempt;
 
@@ -208,6 +220,19 @@ public abstract class OperationBase : IThreadPoolWorkItem
         ScheduleCompletion();
     }
 
+    /// <summary>Whether <paramref name="header"/> is a frame with more of the answer to follow: the operation stays in flight.</summary>
+    internal bool IsIntermediate(in FrameHeader header) =>
+        StreamsFrames && header.VBucketOrStatus == (ushort)ResponseStatus.Success;
+
+    /// <summary>
+    /// Called by the read loop with a frame that <see cref="IsIntermediate"/>: copies what it needs
+    /// (the receive buffer is reused once this returns), and never completes the operation. The
+    /// operation may meanwhile have timed out: then what it copies is never read.
+    /// </summary>
+    internal virtual void OnIntermediateFrame(in FrameHeader header, in ReadOnlySequence<byte> body)
+    {
+    }
+
     /// <summary>Completes the operation with an error (timeout, connection failure, cancellation).</summary>
     public void Fail(Exception error)
     {
@@ -274,6 +299,7 @@ public abstract class OperationBase : IThreadPoolWorkItem
         Request.Reset();
         Key = "";
         VBucket = 0;
+        PinnedVBucket = -1;
         Attempt = default;
         Attempts = 0;
         RetryStep = null;
