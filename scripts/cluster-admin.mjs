@@ -501,6 +501,8 @@ export async function installMap({ ports, owners, previousOwners, host = '127.0.
     await Promise.all(conns.map((c, i) => c.setClusterConfig(bucket, buildClusterMap({
       ports, owners, thisIndex: i, rev: nextRev, revEpoch: epoch, bucket,
       uuid: first.uuid, manifestUid: first.collectionsManifestUid ?? '0',
+      // What the bucket can do is the node's to say (ternd lists it in its own map), not ours.
+      ...(first.bucketCapabilities ? { bucketCapabilities: first.bucketCapabilities } : {}),
     }))));
     // New owners first (active), then the old ones (dead): a vbucket is never without an
     // active copy for longer than it takes to send these.
