@@ -36,6 +36,9 @@ public sealed class GetResult : IDisposable
         _rented = rented;
     }
 
+    /// <summary>False when a replica read returned a replica's copy (which may lag the active one); true otherwise.</summary>
+    public bool IsActive { get; internal init; } = true;
+
     /// <summary>False only from TryGetAsync when the document does not exist.</summary>
     public bool Found { get; }
 

@@ -14,10 +14,11 @@ public sealed class ClusterMap
     public const string SeedHostPlaceholder = "$HOST";
 
     private readonly short[] _activeNodes;
+    private readonly short[] _replicaNodes; // ReplicaCount per vbucket, in order
     private readonly string[] _capabilities;
 
     private ClusterMap(long epoch, long revision, string? bucketName, string? bucketUuid,
-        ClusterNode[] nodes, short[] activeNodes, string[] capabilities, ManagementEndpoint[] management)
+        ClusterNode[] nodes, (short[] Active, short[] Replicas, int ReplicaCount) chains, string[] capabilities, ManagementEndpoint[] management)
     {
         Management = management;
         Epoch = epoch;
@@ -25,7 +26,7 @@ public sealed class ClusterMap
         BucketName = bucketName;
         BucketUuid = bucketUuid;
         Nodes = nodes;
-        _activeNodes = activeNodes;
+        (_activeNodes, _replicaNodes, ReplicaCount) = chains;
         _capabilities = capabilities;
     }
 
@@ -51,6 +52,13 @@ public sealed class ClusterMap
     /// <summary>The index in <see cref="Nodes"/> of <paramref name="vbucket"/>'s active copy, or -1 while it has none.</summary>
     /// <exception cref="IndexOutOfRangeException"><paramref name="vbucket"/> is not below <see cref="VBucketCount"/>.</exception>
     public short ActiveNodeOf(int vbucket) => _activeNodes[vbucket];
+
+    /// <summary>How many replicas each vbucket has (the longest vBucketMap entry, less its active copy).</summary>
+    public int ReplicaCount { get; }
+
+    /// <summary>The index in <see cref="Nodes"/> of <paramref name="vbucket"/>'s replica number <paramref name="replica"/> (from 0), or -1 while it has none.</summary>
+    public short ReplicaNodeOf(int vbucket, int replica) =>
+        replica < ReplicaCount ? _replicaNodes[vbucket * ReplicaCount + replica] : (short)-1;
 
     /// <summary>Whether "bucketCapabilities" lists <paramref name="capability"/> (case-sensitive, e.g. "collections").</summary>
     public bool HasCapability(string capability) => Array.IndexOf(_capabilities, capability) >= 0;
@@ -106,7 +114,7 @@ public sealed class ClusterMap
                 OptionalString(root, "name"),
                 OptionalString(root, "uuid"),
                 nodes,
-                ReadActiveNodes(serverMap, nodes.Length),
+                ReadChains(serverMap, nodes.Length),
                 ReadCapabilities(root),
                 ManagementEndpoints.Read(root, host, tls));
         }
@@ -190,7 +198,8 @@ public sealed class ClusterMap
         return result;
     }
 
-    private static short[] ReadActiveNodes(JsonElement serverMap, int nodeCount)
+    /// <summary>Each vbucket's chain from vBucketMap: its active node, and its replicas' (-1 for a copy without a node).</summary>
+    private static (short[] Active, short[] Replicas, int ReplicaCount) ReadChains(JsonElement serverMap, int nodeCount)
     {
         if (!serverMap.TryGetProperty("vBucketMap", out var map) || map.ValueKind != JsonValueKind.Array)
             throw new FormatException("the cluster map's vBucketServerMap has no vBucketMap array");
@@ -198,7 +207,12 @@ public sealed class ClusterMap
         // The vbucket travels as a u16 in request headers, and keys hash onto it by masking.
         if (count == 0 || count > 65536 || (count & (count - 1)) != 0)
             throw new FormatException($"the cluster map has {count} vbuckets, not a power of two in 1..65536");
+        var replicaCount = 0;
+        foreach (var chain in map.EnumerateArray())
+            replicaCount = Math.Max(replicaCount, chain.ValueKind == JsonValueKind.Array ? chain.GetArrayLength() - 1 : 0);
         var active = new short[count];
+        var replicas = new short[count * replicaCount];
+        replicas.AsSpan().Fill(-1);
         var vbucket = 0;
         foreach (var chain in map.EnumerateArray())
         {
@@ -212,12 +226,15 @@ public sealed class ClusterMap
                     || nodeIndex < -1 || nodeIndex >= nodeCount)
                     throw new FormatException(
                         $"vBucketMap entry {vbucket} names node {node.GetRawText()}, outside serverList's {nodeCount} nodes");
-                if (position++ == 0)
+                if (position == 0)
                     active[vbucket] = (short)nodeIndex;
+                else
+                    replicas[vbucket * replicaCount + position - 1] = (short)nodeIndex;
+                position++;
             }
             vbucket++;
         }
-        return active;
+        return (active, replicas, replicaCount);
     }
 
     private static string[] ReadCapabilities(JsonElement root)

@@ -24,6 +24,12 @@ internal sealed class VBucketLocator(ClusterMap map) : IKeyLocator
     public KeyLocation LocateVBucket(int vbucket) =>
         vbucket < _map.VBucketCount ? new(_map.ActiveNodeOf(vbucket), (ushort)vbucket) : new(-1, (ushort)vbucket);
 
+    public KeyLocation LocateReplica(ReadOnlySpan<byte> key, int replica)
+    {
+        var vbucket = VBucketOf(key, _map.VBucketCount);
+        return new KeyLocation(_map.ReplicaNodeOf(vbucket, replica), (ushort)vbucket);
+    }
+
     /// <summary>The vbucket of <paramref name="key"/> among <paramref name="vbucketCount"/>.</summary>
     public static int VBucketOf(ReadOnlySpan<byte> key, int vbucketCount) =>
         (int)((Crc32.HashToUInt32(key) >> 16) & 0x7fff) % vbucketCount;

@@ -3,6 +3,14 @@ namespace Tern.Client.Exceptions;
 public sealed class DocumentNotFoundException(string key)
     : TernException($"document not found: key '{Describe(key)}'", key);
 
+/// <summary>
+/// A replica read found no copy of the document it could return: every copy was missing or failed.
+/// <see cref="Exception.InnerException"/> holds each copy's error.
+/// </summary>
+public sealed class DocumentUnretrievableException(string key, IReadOnlyList<Exception> errors)
+    : TernException($"no copy of key '{Describe(key)}' could be read ({errors.Count} tried: " +
+                    $"{string.Join("; ", errors.Select(e => e.Message))})", key, new AggregateException(errors));
+
 public sealed class DocumentExistsException(string key)
     : TernException($"document already exists: key '{Describe(key)}'", key);
 

@@ -72,11 +72,11 @@ internal sealed class Dispatcher
 
     private static TaskCompletionSource NewSignal() => new(TaskCreationOptions.RunContinuationsAsynchronously);
 
-    /// <summary>Where the operation goes: its pinned vbucket's node, else its key's.</summary>
+    /// <summary>Where the operation goes: its pinned vbucket's node, a replica of its key's, else its key's.</summary>
     private static KeyLocation Locate(Topology topology, OperationBase operation) =>
-        operation.PinnedVBucket >= 0
-            ? topology.Locator.LocateVBucket(operation.PinnedVBucket)
-            : topology.Locator.Locate(operation.Request.LogicalKey);
+        operation.PinnedVBucket >= 0 ? topology.Locator.LocateVBucket(operation.PinnedVBucket)
+        : operation.Replica >= 0 ? topology.Locator.LocateReplica(operation.Request.LogicalKey, operation.Replica)
+        : topology.Locator.Locate(operation.Request.LogicalKey);
 
     public ValueTask<TResult> SendAsync<TResult>(Operation<TResult> operation, TimeSpan timeout, CancellationToken cancellationToken)
     {

@@ -16,4 +16,7 @@ public interface IKeyLocator
 
     /// <summary>Where a vbucket's requests go; a node index of -1 when the locator has no such vbucket (no cluster map).</summary>
     KeyLocation LocateVBucket(int vbucket) => new(-1, (ushort)vbucket);
+
+    /// <summary>Where a read of replica <paramref name="replica"/> (from 0) of the key's vbucket goes; a node index of -1 when there is none.</summary>
+    KeyLocation LocateReplica(ReadOnlySpan<byte> key, int replica) => new(-1, 0);
 }

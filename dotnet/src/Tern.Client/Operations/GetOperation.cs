@@ -55,7 +55,10 @@ public sealed class GetOperation : Operation<GetResult>
             return Tern.Client.GetResult.NotFound;
         if (Status != ResponseStatus.Success)
             throw StatusError();
-        var result = new GetResult(found: true, _content!, _contentLength, ResponseCas, _flags, _datatype, _transcoder, rented: true);
+        var result = new GetResult(found: true, _content!, _contentLength, ResponseCas, _flags, _datatype, _transcoder, rented: true)
+        {
+            IsActive = Opcode != Opcode.GetReplica,
+        };
         _content = null;
         return result;
     }

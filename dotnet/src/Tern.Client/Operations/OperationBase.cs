@@ -48,6 +48,9 @@ public abstract class OperationBase : IThreadPoolWorkItem
     /// </summary>
     internal int PinnedVBucket { get; set; } = -1;
 
+    /// <summary>Which replica of its key's vbucket the operation reads (from 0); -1: the active copy.</summary>
+    internal int Replica { get; set; } = -1;
+
     /// <summary>
     /// True when the server may answer with several frames: Success frames carry part of the
     /// answer (<see cref="OnIntermediateFrame"/>), and the first frame of another status ends it.
@@ -300,6 +303,7 @@ public abstract class OperationBase : IThreadPoolWorkItem
         Key = "";
         VBucket = 0;
         PinnedVBucket = -1;
+        Replica = -1;
         Attempt = default;
         Attempts = 0;
         RetryStep = null;

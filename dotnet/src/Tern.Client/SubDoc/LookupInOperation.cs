@@ -51,7 +51,10 @@ public sealed class LookupInOperation : Operation<LookupInResult>
     {
         if (SubdocResponse.CarriesSpecs(Status))
         {
-            var result = new LookupInResult(Key, _outcomes, _count, _body!, ResponseCas, SubdocResponse.OnDeleted(Status), _transcoder);
+            var result = new LookupInResult(Key, _outcomes, _count, _body!, ResponseCas, SubdocResponse.OnDeleted(Status), _transcoder)
+            {
+                IsActive = Replica < 0,
+            };
             _body = null;
             return result;
         }

@@ -48,6 +48,9 @@ public sealed class LookupInResult : IDisposable
     /// <summary>True when the document is a tombstone, read with <see cref="LookupInOptions.AccessDeleted"/>.</summary>
     public bool IsDeleted { get; }
 
+    /// <summary>False when a replica lookup returned a replica's copy (which may lag the active one); true otherwise.</summary>
+    public bool IsActive { get; internal init; } = true;
+
     /// <summary>How many specs the lookup had.</summary>
     public int Count => _count;
 

@@ -33,4 +33,7 @@ internal enum SubdocDocFlags : byte
 
     /// <summary>Create the document as a tombstone (with <see cref="Mkdoc"/> or <see cref="Add"/>, and <see cref="AccessDeleted"/>).</summary>
     CreateAsDeleted = 0x08,
+
+    /// <summary>Read the replica's copy (sent to a replica node).</summary>
+    ReplicaRead = 0x20,
 }

@@ -43,6 +43,19 @@ public class ClusterMapTests
         Assert.True(map.HasCapability("durableWrite"));
         Assert.False(map.HasCapability("Collections"));
         Assert.False(map.HasCapability("range_scan"));
+        Assert.Equal(0, map.ReplicaCount);
+        Assert.Equal(-1, map.ReplicaNodeOf(0, 0));
+    }
+
+    [Fact]
+    public void ReplicasComeFromTheChainsAfterTheActiveCopy()
+    {
+        var map = Parse(ThreeNodeConfig);
+        Assert.Equal(1, map.ReplicaCount);
+        Assert.Equal(1, map.ReplicaNodeOf(0, 0));
+        Assert.Equal(0, map.ReplicaNodeOf(2, 0));
+        Assert.Equal(-1, map.ReplicaNodeOf(7, 0)); // a replica without a node
+        Assert.Equal(-1, map.ReplicaNodeOf(0, 1)); // beyond the replica count
     }
 
     [Fact]

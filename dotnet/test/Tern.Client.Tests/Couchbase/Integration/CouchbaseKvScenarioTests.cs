@@ -51,6 +51,38 @@ public abstract class CouchbaseKvScenarioTests(CouchbaseFixture fixture)
     }
 
     [Fact]
+    public async Task ReplicaReadsReadTheActiveCopyOfABucketWithoutReplicas()
+    {
+        var key = NewKey("replica");
+        var stored = await Target.UpsertAsync(key, new Address("Paris", "75001"));
+
+        using (var any = await Target.GetAnyReplicaAsync(key))
+        {
+            Assert.True(any.IsActive);
+            Assert.Equal(stored.Cas, any.Cas);
+            Assert.Equal(new Address("Paris", "75001"), any.ContentAs<Address>());
+        }
+        var all = new List<GetResult>();
+        await foreach (var copy in Target.GetAllReplicasAsync(key))
+            all.Add(copy);
+        Assert.True(Assert.Single(all).IsActive);
+        using (var lookup = await Target.LookupInAnyReplicaAsync(key, specs => specs.Get("City")))
+        {
+            Assert.True(lookup.IsActive);
+            Assert.Equal("Paris", lookup.ContentAs<string>(0));
+        }
+        var lookups = new List<LookupInResult>();
+        await foreach (var copy in Target.LookupInAllReplicasAsync(key, specs => specs.Get("Zip")))
+            lookups.Add(copy);
+        Assert.Equal("75001", Assert.Single(lookups).ContentAs<string>(0));
+
+        var missing = NewKey("replica-missing");
+        var error = await Assert.ThrowsAsync<DocumentUnretrievableException>(() => Target.GetAnyReplicaAsync(missing));
+        Assert.Equal(missing, error.Key);
+        Assert.IsType<DocumentNotFoundException>(Assert.Single(((AggregateException)error.InnerException!).InnerExceptions));
+    }
+
+    [Fact]
     public async Task InsertOfAnExistingKeyThrowsDocumentExists()
     {
         var key = NewKey("insert");

@@ -3,19 +3,21 @@ using Tern.Client.Tests.Support;
 namespace Tern.Client.Tests.Couchbase.Integration;
 
 /// <summary>
-/// A scan of three ternd nodes (scripts/cluster.sh): each vbucket's scan goes to the node that owns
-/// it, which alone holds its documents; a request sent elsewhere would be answered NotMyVbucket
-/// until its timeout. Every document comes back once, at any concurrency.
+/// Reads of three ternd nodes (scripts/cluster.sh) that address vbuckets rather than keys, or more
+/// than one copy: each vbucket's scan goes to the node that owns it, which alone holds its
+/// documents (a request sent elsewhere would be answered NotMyVbucket until its timeout), so every
+/// document comes back once, at any concurrency; replica reads of a bucket without replicas read
+/// the active copy, on its node.
 /// </summary>
 [Trait("Server", "ternd-cluster")]
-public sealed class CouchbaseClusterScanTests
+public sealed class CouchbaseClusterReadTests
 {
     private const int Nodes = 3;
 
     public sealed record Item(int I);
 
     [Fact]
-    public async Task EachVBucketIsScannedOnItsOwnerAndEveryDocumentComesBackOnce()
+    public async Task ScansAndReplicaReadsFindEachVBucketOnItsOwner()
     {
         await using var nodes = await TerndCluster.StartAsync(Nodes);
         await using var cluster = await Cluster.ConnectAsync(nodes.ConnectionString, CouchbaseFixture.Options());
@@ -35,6 +37,14 @@ public sealed class CouchbaseClusterScanTests
                                new ScanOptions { IdsOnly = true, ConcurrentVBucketScans = concurrency, Timeout = TimeSpan.FromSeconds(20) }))
                 scanned.Add(item.Id);
             Assert.Equal(keys, scanned.Order());
+        }
+
+        // One key of each node.
+        foreach (var key in keys.DistinctBy(key => VBuckets.InitialOwner(VBuckets.Of(key), Nodes)))
+        {
+            using var copy = await collection.GetAnyReplicaAsync(key);
+            Assert.True(copy.IsActive);
+            Assert.Equal(0, copy.ContentAs<Item>()!.I);
         }
     }
 }
