@@ -15,7 +15,8 @@ public sealed class CliArguments
     private static readonly HashSet<string> ValueOptions =
         ["server", "user", "password", "bucket", "collection",
          "timeout", "expiry", "by", "initial", "ops", "concurrency", "value-size",
-         "type", "ram-mb", "max-ttl", "eviction", "durability", "cacert", "cert", "key"];
+         "type", "ram-mb", "max-ttl", "eviction", "durability", "cacert", "cert", "key",
+         "format", "output", "input", "include-key", "generate-key"];
 
     /// <summary>Single-letter spellings of value options: `-u USER`, `-p PASSWORD`.</summary>
     private static readonly Dictionary<string, string> ShortOptions = new(StringComparer.Ordinal)

@@ -7,7 +7,7 @@ namespace Tern.Cli;
 /// the output, and a lazily opened connection to the target's collection (closed when the context
 /// is disposed).
 /// </summary>
-public sealed class CommandContext(CliArguments args, Target target, Stream output) : IAsyncDisposable
+public sealed class CommandContext(CliArguments args, Target target, Stream output, TextWriter? error = null) : IAsyncDisposable
 {
     private Cluster? _cluster;
     private Collection? _collection;
@@ -20,6 +20,9 @@ public sealed class CommandContext(CliArguments args, Target target, Stream outp
 
     /// <summary>Raw standard output: values are bytes and are written unchanged.</summary>
     public Stream Output { get; } = output;
+
+    /// <summary>Standard error: warnings, progress and per-item reports, kept apart from a command's output.</summary>
+    public TextWriter Error { get; } = error ?? Console.Error;
 
     /// <summary>Per-operation timeout (`--timeout SECONDS`, default 2.5 s).</summary>
     public TimeSpan Timeout => Args.SecondsOption("timeout", 2.5);

@@ -17,6 +17,8 @@ public static class CommandTable
         ["bench"] = BenchCommand.RunAsync,
         ["bucket"] = BucketCommands.RunAsync,
         ["collection"] = CollectionCommands.RunAsync,
+        ["export"] = ExportCommand.RunAsync,
+        ["import"] = ImportCommand.RunAsync,
     };
 
     public static Func<CommandContext, Task<int>> Find(string name) =>

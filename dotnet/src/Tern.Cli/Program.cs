@@ -26,7 +26,7 @@ public static class Program
             target = Target.Resolve(parsed, server);
             if (target.Tls is { NoVerify: true })
                 await error.WriteLineAsync(TlsOptions.NoVerifyWarning);
-            await using var context = new CommandContext(parsed, target, output);
+            await using var context = new CommandContext(parsed, target, output, error);
             return await command(context);
         }
         catch (Exception e)

@@ -19,6 +19,13 @@ public static class Usage
           bench [--ops N] [--concurrency C] [--value-size B]
                                            quick throughput and latency check
                                            (upsert, then get; mean, p50, p99, max)
+          export --format lines|list --output FILE [--include-key FIELD] [--concurrency N]
+                                           write the collection's JSON documents to FILE (- for
+                                           standard output) as cbexport json does (couchbase://)
+          import --format lines|list --input FILE --generate-key EXPR [--concurrency N]
+                                           upsert FILE's documents (- for standard input) as
+                                           cbimport json does, keyed by EXPR: static text,
+                                           %field%, %a.b%, #MONO_INCR#, #MONO_INCR[N]#, #UUID#
 
         management (couchbase:// or couchbases:// only; over the server's management port):
           bucket list                      every bucket: type, RAM quota, flush, max TTL...

@@ -27,6 +27,9 @@ public interface IScanResult
 
     byte[] ContentAsBytes();
 
+    /// <summary>The raw content, without a copy: valid as long as the result is referenced.</summary>
+    ReadOnlyMemory<byte> ContentAsMemory();
+
     string ContentAsString();
 }
 
@@ -79,6 +82,8 @@ internal sealed class ScanResult : IScanResult
     public T? ContentAs<T>(JsonTypeInfo<T> typeInfo) => JsonSerializer.Deserialize(Content().Span, typeInfo);
 
     public byte[] ContentAsBytes() => Content().ToArray();
+
+    public ReadOnlyMemory<byte> ContentAsMemory() => Content();
 
     public string ContentAsString() => Encoding.UTF8.GetString(Content().Span);
 
