@@ -7,6 +7,7 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import couchbase from 'couchbase';
 import { terndForTests } from '../lib/ternd.mjs';
+import { NUM_VBUCKETS, vbucketOf } from '../../scripts/cluster-admin.mjs';
 
 const { MutationState, PrefixScan, RangeScan, SamplingScan, ScanTerm } = couchbase;
 
@@ -77,4 +78,39 @@ it('a scan consistent with a mutation sees it', async () => {
   const state = new MutationState(result.token);
   const results = await servers.coll.scan(new PrefixScan(`cst-${RUN}-`), { consistentWith: state });
   assert.deepEqual(results.map((r) => [r.id, r.content]), [[id, { fresh: true }]]);
+});
+
+it('a scan stopped early cancels the vbucket scans it left open', async () => {
+  // Three keys in every vbucket, read one per continue: each vbucket's scan is still open after
+  // its first item. ternd keeps at most 128 scans per bucket, so rounds that left theirs open
+  // would soon have every create refused (retried until the scan timeout).
+  const prefix = `early-${RUN}-`;
+  const perVBucket = new Map();
+  const keys = [];
+  for (let i = 0; keys.length < 3 * NUM_VBUCKETS; i++) {
+    const id = `${prefix}${i}`;
+    const count = perVBucket.get(vbucketOf(id)) ?? 0;
+    if (count < 3) {
+      perVBucket.set(vbucketOf(id), count + 1);
+      keys.push(id);
+    }
+  }
+  for (let i = 0; i < keys.length; i += 64) {
+    await Promise.all(keys.slice(i, i + 64).map((id) => servers.coll.upsert(id, { id })));
+  }
+  for (let round = 0; round < 40; round++) {
+    const scan = servers.coll.scan(new PrefixScan(prefix), { idsOnly: true, batchItemLimit: 1, concurrency: 16 });
+    let seen = 0;
+    await new Promise((resolve, reject) => {
+      scan.on('result', () => {
+        seen++;
+        scan.cancelStreaming();
+      });
+      scan.on('error', reject);
+      scan.on('end', resolve);
+    });
+    assert.ok(seen >= 1 && seen < keys.length, `round ${round} saw ${seen} of ${keys.length}`);
+  }
+  const all = await servers.coll.scan(new PrefixScan(prefix), { idsOnly: true, concurrency: 16 });
+  assert.equal(all.length, keys.length);
 });

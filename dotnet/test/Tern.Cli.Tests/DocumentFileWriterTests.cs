@@ -33,12 +33,14 @@ public class DocumentFileWriterTests
             ("k1", """{"a":1, "b":{"id":"nested"}}"""),
             ("k2", """{"a":2,"id":"old","c":3}"""),
             ("k3", "{ }"),
-            ("k\"4", "[1,2]"))).Split('\n', StringSplitOptions.RemoveEmptyEntries);
+            ("k\"4", "[1,2]"),
+            ("k5", """{"id" : "k5", "a":5}"""))).Split('\n', StringSplitOptions.RemoveEmptyEntries);
 
         Assert.Equal("""{"id":"k1","a":1, "b":{"id":"nested"}}""", lines[0]);
         Assert.Equal("""{"id":"k2","a":2,"c":3}""", lines[1]);
         Assert.Equal("""{"id":"k3"}""", lines[2]);
         Assert.Equal("""{"id":"k\u00224","value":[1,2]}""", lines[3]); // not an object: wrapped, as cbexport does
+        Assert.Equal("""{"id" : "k5", "a":5}""", lines[4]); // already first and right: unchanged
         Assert.All(lines, line => JsonDocument.Parse(line));
     }
 }

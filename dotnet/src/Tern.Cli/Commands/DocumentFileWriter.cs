@@ -66,6 +66,9 @@ public sealed class DocumentFileWriter(Stream output, DocumentFormat format, str
         reader.Read();
         if (reader.TokenType == JsonTokenType.EndObject)
             return (Encoding.UTF8.GetBytes($"{{{JsonSerializer.Serialize(keyField)}:{JsonSerializer.Serialize(key)}}}"), false);
+        if (reader.TokenType == JsonTokenType.PropertyName && reader.ValueTextEquals(_keyFieldName) && reader.Read() &&
+            reader.TokenType == JsonTokenType.String && reader.ValueTextEquals(key))
+            return (json, false); // it already starts with the key (a file cbexport or tern wrote, imported back)
         if (HasTopLevelField(json.Span))
         {
             // Rare: rebuild the object with the key first, in place of the field it had.
