@@ -11,7 +11,7 @@ FUZZ_SECONDS ?= 30
 .DEFAULT_GOAL := help
 .PHONY: help all deps deps-dotnet build build-server build-dotnet run test test-server \
         test-compat test-dotnet test-asan test-tsan fuzz test-under-load bench-server bench-collections bench-collections-instructions bench-instructions \
-        bench-executor bench-durability bench-warmup bench-subdoc bench-lookup bench-metrics bench-seeds bench-sdk bench-sdk-alloc bench-sdk-tls-pairs bench-tls bench-scan bench-export bench-transactions clean
+        bench-executor bench-durability bench-warmup bench-subdoc bench-lookup bench-metrics bench-seeds bench-sdk bench-sdk-alloc bench-sdk-tls-pairs bench-tls bench-scan bench-export bench-transactions bench-scan-alloc bench-scan-tern clean
 
 help: ## list the targets (what `make` alone does)
 	@echo "usage: make TARGET [BUILD_DIR=build/release] [TERND_ARGS=\"--port 11211\"]"
@@ -108,6 +108,12 @@ bench-sdk-alloc: deps-dotnet ## what a Get on app.users over couchbase:// alloca
 
 bench-scan: deps ## the Node.js SDK reading 1M documents: a range scan, an ids-only scan and pipelined gets, same run
 	@bash scripts/bench-scan.sh
+
+bench-scan-tern: deps-dotnet ## Tern.Client reading 1M documents: pipelined gets, then a range scan, same run (tern bench --scan)
+	@bash scripts/bench-scan-tern.sh
+
+bench-scan-alloc: deps-dotnet ## what Tern.Client allocates per scanned item: a 50-item continue frame parsed (BenchmarkDotNet)
+	@BENCH_GROUP=Scan TABLES=ScanFrame bash scripts/bench-seeds.sh
 
 bench-export: deps-dotnet ## tern export and tern import: 1M JSON documents out of ternd and into a fresh bucket, rates and RSS
 	@bash scripts/bench-export.sh

@@ -10,7 +10,7 @@ namespace Tern.Cli;
 /// </summary>
 public sealed class CliArguments
 {
-    private static readonly HashSet<string> Flags = ["help", "no-create", "flush", "no-verify"];
+    private static readonly HashSet<string> Flags = ["help", "no-create", "flush", "no-verify", "scan"];
 
     private static readonly HashSet<string> ValueOptions =
         ["server", "user", "password", "bucket", "collection",

@@ -19,6 +19,7 @@ public static class Usage
           bench [--ops N] [--concurrency C] [--value-size B]
                                            quick throughput and latency check
                                            (upsert, then get; mean, p50, p99, max)
+                [--scan]                   then read them with a range scan (couchbase://)
           export --format lines|list --output FILE [--include-key FIELD] [--concurrency N]
                                            write the collection's JSON documents to FILE (- for
                                            standard output) as cbexport json does (couchbase://)

@@ -65,8 +65,10 @@ public sealed class PrefixScan(string prefix) : RangeScan(ScanTerm.Inclusive(pre
 
 /// <summary>
 /// A random sample of at most <see cref="Limit"/> documents. The server draws it from each vbucket
-/// with <see cref="Seed"/>: the same seed over the same documents gives the same sample. Without a
-/// seed, a random one.
+/// with <see cref="Seed"/>, and the vbuckets are visited in an order drawn from it too: the same
+/// seed over the same documents gives the same sample, with one vbucket scanned at a time (with
+/// more, their batches interleave, and which documents make the limit varies). Without a seed,
+/// a random one.
 /// </summary>
 public sealed class SamplingScan : IScanType
 {
