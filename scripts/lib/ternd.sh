@@ -12,10 +12,11 @@
 #                     seconds (default 600)
 #   ternd_stop        SIGTERM (ternd flushes what is queued), then waits; fails unless ternd
 #                     exits with status 0
-#   ternd_bench_config QUOTA_MB
-#                     writes $TERND_WORK/bench.toml and prints its path: one couchbase bucket
-#                     `default` of QUOTA_MB, open to anonymous clients (the STAT client), and
-#                     user `bench` (password `password`, every bucket) for kv_load
+#   ternd_bench_config QUOTA_MB [TYPE]
+#                     writes $TERND_WORK/bench.toml and prints its path: one bucket `default`
+#                     of QUOTA_MB and TYPE (default couchbase), open to anonymous clients (the
+#                     STAT client), and user `bench` (password `password`, every bucket) for
+#                     kv_load
 # A caller's EXIT trap calls ternd_kill, which ends a ternd still running.
 
 source scripts/lib/free_port.sh
@@ -82,7 +83,7 @@ anonymous_bucket = "default"
 
 [[bucket]]
 name = "default"
-type = "couchbase"
+type = "${2:-couchbase}"
 memory_quota_mb = $1
 
 [[user]]
