@@ -6,7 +6,8 @@
 // reads afterwards, and no staged content shows through them. Two processes moving money
 // between the same accounts at once conserve the total, and every transfer either process
 // saw committed shows in the balances exactly once. An attempt whose client died before it
-// committed is found and removed from its ATR by another client's lost-attempt cleanup.
+// committed is found and removed from its ATR by another client's lost-attempt cleanup, and
+// one whose client died in the middle of its commit is finished by it.
 // Binary documents go through the same steps, their bytes staged in a binary XATTR value
 // (HELLO SubdocBinaryXattr) and their flags carried in the sub-document extras.
 import { it } from 'node:test';
@@ -200,4 +201,65 @@ it("another client's cleanup removes the attempt of a client that died before co
   });
   assert.deepEqual((await servers.coll.get(replaceKey)).content, { v: 5 });
   assert.deepEqual((await servers.coll.get(insertKey)).content, { v: 6 });
+});
+
+it("another client's cleanup finishes the commit of a client that died in the middle of it", async () => {
+  // Enough documents that unstaging them takes longer than a few reads of the ATR: the test
+  // kills the client once its entry says COMMITTED, with documents still staged. Should the
+  // commit outrun the watch, the round is tried again with new keys.
+  const COUNT = 50;
+  for (let round = 0; round < 3; round++) {
+    const prefix = `mid-commit-${RUN}-${round}-`;
+    const keys = Array.from({ length: COUNT }, (_, i) => `${prefix}${i}`);
+    for (let i = 0; i < COUNT; i += 50) {
+      await Promise.all(keys.slice(i, i + 50).map((k) => servers.coll.upsert(k, { v: 1 })));
+    }
+    const child = spawn(process.execPath,
+      [path.join(repoRoot, 'compat', 'lib', 'commit-and-die.mjs'), servers.ternd.connStr, prefix, String(COUNT)]);
+    let output = '';
+    child.stderr.on('data', (d) => { output += d; });
+    const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+    await new Promise((resolve, reject) => {
+      child.stdout.on('data', (d) => {
+        output += d;
+        if (output.includes('staged')) resolve();
+      });
+      child.on('exit', () => reject(new Error(`the client exited before staging: ${output}`)));
+    });
+    const txn = (await servers.coll.lookupIn(keys[0], [LookupInSpec.get('txn', { xattr: true })])).content[0].value;
+    const state = async () =>
+      (await servers.coll.lookupIn(txn.atr.id, [LookupInSpec.get('attempts', { xattr: true })])).content[0].value?.[txn.id.atmpt]?.st;
+    // Generous: the watch ends when the entry leaves PENDING, whatever the machine's speed.
+    await eventually('the ATR entry past PENDING', async () => (await state()) !== 'PENDING', { timeoutMs: 60000, intervalMs: 1 });
+    child.kill('SIGKILL');
+    assert.equal(await exited, 'SIGKILL', output);
+    const stillStaged = [];
+    for (const k of keys) {
+      const read = await servers.coll.lookupIn(k, [LookupInSpec.exists('txn', { xattr: true })]);
+      if (read.content[0].value) stillStaged.push(k);
+    }
+    if ((await state()) !== 'COMMITTED' || stillStaged.length === 0) continue; // the commit outran the watch
+
+    // A client with a short cleanup window, once it has run a transaction in the collection,
+    // finds the expired COMMITTED attempt, unstages what is left and removes the entry.
+    const cleaner = await couchbase.connect(servers.ternd.connStr, {
+      username: USER, password: PASSWORD, transactions: { cleanupConfig: { cleanupWindow: 2000 } },
+    });
+    try {
+      await cleaner.transactions().run(async (ctx) => {
+        await ctx.insert(cleaner.bucket(BUCKET).defaultCollection(), `mid-commit-cleaner-${RUN}-${round}`, { by: 'cleaner' });
+      });
+      await eventually('the lost attempt gone from its ATR', async () => (await state()) === undefined,
+        { timeoutMs: 90000, intervalMs: 1000 });
+    } finally {
+      await cleaner.close();
+    }
+    for (const k of keys) {
+      assert.deepEqual((await servers.coll.get(k)).content, { v: 2 }, k);
+      const read = await servers.coll.lookupIn(k, [LookupInSpec.exists('txn', { xattr: true })]);
+      assert.equal(read.content[0].value, false, `${k} still carries txn`);
+    }
+    return;
+  }
+  assert.fail('in three rounds the commit finished before the client could be killed in it');
 });
