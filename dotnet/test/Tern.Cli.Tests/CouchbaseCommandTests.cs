@@ -29,6 +29,23 @@ public sealed class CouchbaseCommandTests(DevTerndFixture ternd) : IClassFixture
     }
 
     [Fact]
+    public async Task BenchWithScanReadsTheKeysAgainWithBothScans()
+    {
+        var run = await Run("bench", "--scan", "--ops", "300", "--concurrency", "8", "--value-size", "16");
+
+        Assert.True(run.ExitCode == ExitCodes.Success, run.Error);
+        foreach (var phase in new[] { "scan ", "scan-ids " })
+        {
+            var line = run.Output.Split('\n').Single(l => l.StartsWith(phase, StringComparison.Ordinal));
+            // At least the 300 written (an earlier, larger run's keys would stay too).
+            Assert.True(long.Parse(line[phase.Length..].TrimStart().Split(' ')[0]) >= 300, run.Output);
+            Assert.Contains($"{phase.Trim()} / get: ", line);
+        }
+        var classic = await CliRun.RunAsync("bench", "--scan", "--server", ternd.Address);
+        Assert.Equal((ExitCodes.Usage, true), (classic.ExitCode, classic.Error.Contains("needs a couchbase:// server")));
+    }
+
+    [Fact]
     public async Task TheLongOptionsAndTheExplicitDefaultsWorkToo()
     {
         var key = NewKey();

@@ -9,8 +9,8 @@ namespace Tern.Cli.Commands;
 /// bench [--ops N] [--concurrency C] [--value-size BYTES] [--scan]: a quick load check of one server,
 /// Upsert then Get of N keys with C operations in flight. Prints, per phase, throughput and the
 /// measured per-operation latency (mean, p50, p99, max). With --scan (couchbase://) the same
-/// keys are then read once more with a range scan of their prefix (16 vbuckets at once), and the
-/// scan's rate is given against the gets' (`make bench-scan-tern`). For allocation figures and
+/// keys are then read again with a range scan of their prefix (16 vbuckets at once), then with
+/// an ids-only one, and each scan's rate is given against the gets' (`make bench-scan-tern`). For allocation figures and
 /// comparisons with the official SDK use `make bench-sdk` and `make bench-sdk-alloc`.
 /// </summary>
 public static class BenchCommand
@@ -40,19 +40,24 @@ public static class BenchCommand
                 using var _ = await collection.GetAsync(key);
             });
         if (scan)
-            await MeasureScanAsync(context, collection, operations, gets);
+        {
+            await MeasureScanAsync(context, "scan", collection, operations, gets, idsOnly: false);
+            await MeasureScanAsync(context, "scan-ids", collection, operations, gets, idsOnly: true);
+        }
         return ExitCodes.Success;
     }
 
     /// <summary>Reads the bench's keys with one range scan; at least <paramref name="operations"/> documents (an earlier, larger run's stay too).</summary>
-    private static async Task MeasureScanAsync(CommandContext context, Tern.Client.Collection collection, int operations, PhaseReport gets)
+    private static async Task MeasureScanAsync(CommandContext context, string name, Tern.Client.Collection collection, int operations,
+        PhaseReport gets, bool idsOnly)
     {
-        var options = new ScanOptions { ConcurrentVBucketScans = 16, BatchItemLimit = 1_000, BatchByteLimit = 256 * 1024 };
+        var options = new ScanOptions { IdsOnly = idsOnly, ConcurrentVBucketScans = 16, BatchItemLimit = 1_000, BatchByteLimit = 256 * 1024 };
         var phase = LightweightStopwatch.StartNew(TimeProvider.System);
         long documents = 0;
         await foreach (var item in collection.ScanAsync(new PrefixScan("tern-bench::"), options))
         {
-            _ = item.ContentAsMemory();
+            if (!idsOnly)
+                _ = item.ContentAsMemory();
             documents++;
         }
         var elapsed = phase.Elapsed;
@@ -60,7 +65,7 @@ public static class BenchCommand
             throw new InvalidOperationException($"the scan read {documents} documents, fewer than the {operations} written");
         var rate = documents / elapsed.TotalSeconds;
         context.WriteLine(string.Create(System.Globalization.CultureInfo.InvariantCulture,
-            $"scan   {documents,10} docs in {elapsed.TotalMilliseconds:F1} ms, {rate,12:N0} docs/s; scan / get: " +
+            $"{name,-9}{documents,10} docs in {elapsed.TotalMilliseconds:F1} ms, {rate,12:N0} docs/s; {name} / get: " +
             $"{rate / (gets.Operations / gets.Elapsed.TotalSeconds):F2}"));
     }
 
