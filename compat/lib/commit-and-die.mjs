@@ -3,23 +3,13 @@
 //   node commit-and-die.mjs CONNSTR KEY_PREFIX COUNT
 // It replaces KEY_PREFIX0 .. KEY_PREFIX{COUNT-1} with { v: 2 } in one transaction, prints
 // "staged" once the first is staged (its txn XATTR names the ATR entry, PENDING until the
-// lambda ends; then the commit turns it COMMITTED and unstages each document), and waits; the test kills it with SIGKILL once it sees the entry
-// COMMITTED, so that some documents are left staged. It runs no cleanup of its own, and its
-// transactions expire after 2 s, so that another client's lost-attempt cleanup must finish the
-// commit.
-import couchbase from 'couchbase';
-import { USER, PASSWORD, BUCKET } from './ternd.mjs';
+// lambda ends; then the commit turns it COMMITTED and unstages each document), and waits; the
+// test kills it with SIGKILL once it sees the entry COMMITTED, so that documents are left
+// staged. It connects as doomed-client.mjs says: another client's cleanup must finish the job.
+import { connectDoomed } from './doomed-client.mjs';
 
 const [connStr, prefix, count] = process.argv.slice(2);
-const cluster = await couchbase.connect(connStr, {
-  username: USER,
-  password: PASSWORD,
-  transactions: {
-    timeout: 2000,
-    cleanupConfig: { disableLostAttemptCleanup: true, disableClientAttemptCleanup: true },
-  },
-});
-const coll = cluster.bucket(BUCKET).defaultCollection();
+const { cluster, coll } = await connectDoomed(connStr);
 await cluster.transactions().run(async (ctx) => {
   for (let i = 0; i < Number(count); i++) {
     await ctx.replace(await ctx.get(coll, `${prefix}${i}`), { v: 2 });
