@@ -80,6 +80,24 @@ public sealed class ExportImportTests(DevTerndFixture ternd) : IClassFixture<Dev
     }
 
     [Fact]
+    public async Task AnExportToStandardOutputHoldsOnlyTheDocuments()
+    {
+        File.WriteAllLines(PathOf("in.json"), ["""{"id": "s1"}""", """{"id": "s2"}"""]);
+        Assert.Equal(ExitCodes.Success,
+            (await Run("_default._default", "import", "--format", "lines", "--input", PathOf("in.json"), "--generate-key", "stdout::%id%")).ExitCode);
+
+        // The default collection holds other tests' documents too: only these two are looked for.
+        var export = await Run("_default._default", "export", "--format", "list", "--output", "-");
+
+        Assert.True(export.ExitCode == ExitCodes.Success, export.Error);
+        var ids = JsonDocument.Parse(export.Output).RootElement.EnumerateArray()
+            .Select(d => d.ValueKind == JsonValueKind.Object && d.TryGetProperty("id", out var id) ? id.GetString() : null).ToArray();
+        Assert.Contains("s1", ids);
+        Assert.Contains("s2", ids);
+        Assert.Contains("exported", export.Error);
+    }
+
+    [Fact]
     public async Task LinesThatAreNotJsonOrHaveNoKeyAreSkippedByNumberAndTheRestIsImported()
     {
         File.WriteAllLines(PathOf("in.json"),

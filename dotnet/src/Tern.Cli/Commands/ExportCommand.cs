@@ -53,9 +53,14 @@ public static class ExportCommand
                 progress.Add(bytes);
             }
             await writer.FinishAsync();
-            context.WriteLine($"exported {progress.Describe()} to {(path == "-" ? "standard output" : path)}" +
-                              (notJson > 0 ? $"; {notJson:N0} documents were not JSON and were left out" : "") +
-                              (wrapped > 0 ? $"; {wrapped:N0} were not JSON objects and were wrapped to carry their key" : ""));
+            var summary = $"exported {progress.Describe()} to {(path == "-" ? "standard output" : path)}" +
+                          (notJson > 0 ? $"; {notJson:N0} documents were not JSON and were left out" : "") +
+                          (wrapped > 0 ? $"; {wrapped:N0} were not JSON objects and were wrapped to carry their key" : "");
+            // On standard output the documents are the output: the summary goes beside them, to standard error.
+            if (path == "-")
+                await context.Error.WriteLineAsync(summary);
+            else
+                context.WriteLine(summary);
         }
         finally
         {
