@@ -36,7 +36,8 @@ public sealed class ScanTerm
 
     public bool IsExclusive { get; }
 
-    internal ScanTerm WithBytes(byte[] bytes, bool exclusive) => new(bytes, exclusive);
+    /// <summary>A term of raw bytes, which no string spells (a prefix followed by 0xff).</summary>
+    internal static ScanTerm OfBytes(byte[] bytes, bool exclusive) => new(bytes, exclusive);
 
     public override string ToString() => $"{(IsExclusive ? "exclusive" : "inclusive")} '{Encoding.UTF8.GetString(Bytes)}'";
 }
@@ -59,7 +60,7 @@ public sealed class PrefixScan(string prefix) : RangeScan(ScanTerm.Inclusive(pre
         var bytes = Encoding.UTF8.GetBytes(prefix);
         Array.Resize(ref bytes, bytes.Length + 1);
         bytes[^1] = 0xff;
-        return ScanTerm.Maximum().WithBytes(bytes, exclusive: true);
+        return ScanTerm.OfBytes(bytes, exclusive: true);
     }
 }
 

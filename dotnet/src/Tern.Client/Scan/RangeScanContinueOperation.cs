@@ -55,9 +55,9 @@ internal sealed class RangeScanContinueOperation : Operation<ScanBatch>
         var value = ValueOf(header, body);
         if (value.Length == 0)
             return;
-        Span<byte> layout = stackalloc byte[4];
         if (header.ExtrasLength != 4)
             throw new Exceptions.TernException($"the server sent a range scan frame with {header.ExtrasLength} bytes of extras, not 4");
+        Span<byte> layout = stackalloc byte[4];
         body.Slice(header.FramingExtrasLength, 4).CopyTo(layout);
         // One copy per frame, which its documents share.
         ScanFrame.Read(BinaryPrimitives.ReadUInt32BigEndian(layout), value.ToArray(), _transcoder, _items);
