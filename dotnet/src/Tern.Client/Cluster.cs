@@ -26,6 +26,7 @@ public sealed class Cluster : IAsyncDisposable
     private readonly ConcurrentBag<BucketTopology> _topologies = new();
     private readonly ManagementClient _management;
     private volatile bool _disposed;
+    private Transactions.Transactions? _transactions;
 
     private Cluster(ClusterOptions options, ConnectionString connectionString, ConnectionSettings settings, OrphanReporter orphans,
         NodePool[] nodes, IKeyLocator? locator, CouchbaseCredentials? credentials)
@@ -43,6 +44,28 @@ public sealed class Cluster : IAsyncDisposable
     }
 
     public ClusterOptions Options { get; }
+
+    /// <summary>
+    /// Distributed ACID transactions, interoperable with the official SDKs' (couchbase://):
+    /// <c>await cluster.Transactions.RunAsync(async ctx => { ... })</c>. Created on first use, with
+    /// <see cref="ClusterOptions.Transactions"/>; its background cleanup stops when the cluster is disposed.
+    /// </summary>
+    public Transactions.Transactions Transactions
+    {
+        get
+        {
+            if (_transactions is { } transactions)
+                return transactions;
+            lock (_buckets)
+            {
+                ObjectDisposedException.ThrowIf(_disposed, this);
+                if (_classic is not null)
+                    throw new FeatureNotAvailableException("transactions need couchbase:// (sub-document, XATTRs, durability)");
+                var kv = new Transactions.CollectionTransactionKv(keyspace => Bucket(keyspace.Bucket).Scope(keyspace.Scope).Collection(keyspace.Collection));
+                return _transactions ??= new Transactions.Transactions(Options.Transactions, Options, kv, kv);
+            }
+        }
+    }
 
     /// <summary>Creates, changes, lists, flushes and drops buckets over the management port (couchbase:// only).</summary>
     public IBucketManager Buckets { get; }
@@ -240,6 +263,9 @@ public sealed class Cluster : IAsyncDisposable
 
     public async ValueTask DisposeAsync()
     {
+        // First, while the connections are up: the transactions' cleanup finishes and leaves the client records.
+        if (_transactions is not null)
+            await _transactions.DisposeAsync().ConfigureAwait(false);
         lock (_buckets)
             _disposed = true;
         foreach (var topology in _topologies)

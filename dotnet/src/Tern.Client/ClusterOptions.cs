@@ -124,4 +124,7 @@ public sealed record ClusterOptions
 
     /// <summary>Bootstrap steps run on each new connection, in order, before it carries operations.</summary>
     public IReadOnlyList<IConnectionInitializer> ConnectionInitializers { get; init; } = [];
+
+    /// <summary>How <see cref="Cluster.Transactions"/> runs transactions and cleans up after them (couchbase://).</summary>
+    public Transactions.TransactionsConfig Transactions { get; init; } = new();
 }

@@ -42,7 +42,7 @@ public sealed partial class Collection
     {
         ArgumentNullException.ThrowIfNull(configureBuilder);
         options ??= Defaults<MutateInOptions>.Value;
-        Span<byte> extras = stackalloc byte[sizeof(uint) + 1];
+        Span<byte> extras = stackalloc byte[2 * sizeof(uint) + 1];
         var extrasLength = WriteMutateInExtras(extras, key, options);
         Span<byte> framing = stackalloc byte[FramingExtras.MaxRequestLength];
         var framingLength = WriteFraming(framing, key, options.Durability, options.PreserveTtl, options);
@@ -89,17 +89,23 @@ public sealed partial class Collection
     }
 
     /// <summary>
-    /// A multi-mutation's extras: the expiry (u32) when there is one, then the doc flags (u8) when
-    /// there are any; 0, 1, 4 or 5 bytes. Returns their length.
+    /// A multi-mutation's extras: the expiry (u32) when there is one or user flags follow, the user
+    /// flags (u32) when set, then the doc flags (u8) when there are any; 0, 1, 4, 5, 8 or 9 bytes.
+    /// Returns their length.
     /// </summary>
     private int WriteMutateInExtras(Span<byte> destination, string key, MutateInOptions options)
     {
         var length = 0;
         var expiry = Expiry.ToWire(options.Expiry, _options.TimeProvider, key);
-        if (expiry != 0)
+        if (expiry != 0 || options.UserFlags is not null)
         {
             BinaryPrimitives.WriteUInt32BigEndian(destination, expiry);
             length = sizeof(uint);
+        }
+        if (options.UserFlags is { } userFlags)
+        {
+            BinaryPrimitives.WriteUInt32BigEndian(destination[length..], userFlags);
+            length += sizeof(uint);
         }
         var docFlags = options.StoreSemantics switch
         {
@@ -111,6 +117,8 @@ public sealed partial class Collection
             docFlags |= SubdocDocFlags.AccessDeleted;
         if (options.CreateAsDeleted)
             docFlags |= SubdocDocFlags.CreateAsDeleted;
+        if (options.ReviveDocument)
+            docFlags |= SubdocDocFlags.ReviveDocument;
         if (docFlags != SubdocDocFlags.None)
             destination[length++] = (byte)docFlags;
         return length;

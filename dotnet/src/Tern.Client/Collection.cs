@@ -36,6 +36,9 @@ public sealed partial class Collection
 
     public string BucketName => _keyspace.BucketName;
 
+    /// <summary>Whether the bucket's cluster map lists <paramref name="capability"/>; false before the bucket has opened, or on classic clusters.</summary>
+    internal bool HasBucketCapability(string capability) => _keyspace.Topology?.Map?.HasCapability(capability) ?? false;
+
     /// <summary>Counters and append/prepend, which work on raw bytes.</summary>
     public BinaryCollection Binary { get; }
 

@@ -143,6 +143,12 @@ public sealed record MutateInOptions : TranscodingOptions
     /// <see cref="AccessDeleted"/>), as transactions do for staged inserts.
     /// </summary>
     public bool CreateAsDeleted { get; init; }
+
+    /// <summary>Revive a tombstone (with <see cref="AccessDeleted"/>): how transactions commit a staged insert.</summary>
+    internal bool ReviveDocument { get; init; }
+
+    /// <summary>The document's new user flags (common flags), sent in the extras after the expiry; the server needs HELLO SubdocBinaryXattr for them. Transactions set a binary document's flags this way.</summary>
+    internal uint? UserFlags { get; init; }
 }
 
 /// <summary>The shared all-defaults instance of an options type, used when a caller passes null.</summary>

@@ -16,7 +16,7 @@ public partial class LayeringTests
     private static readonly string[] Layers =
     [
         "Exceptions", "Security", "Timing", "Protocol", "Diagnostics", "Transcoders", "Locators", "Operations", "SubDoc", "IO", "Couchbase", "Scan",
-        "Management",
+        "Management", "Transactions",
     ];
 
     [Fact]

@@ -25,7 +25,7 @@ internal sealed class CouchbaseBootstrap(CouchbaseCredentials credentials, strin
         HelloFeature.TcpNoDelay, HelloFeature.MutationSeqno, HelloFeature.Xattr, HelloFeature.Xerror, HelloFeature.SelectBucket,
         HelloFeature.Snappy, HelloFeature.Json, HelloFeature.Duplex, HelloFeature.ClustermapChangeNotification,
         HelloFeature.Tracing, HelloFeature.AltRequestSupport, HelloFeature.SyncReplication,
-        HelloFeature.Collections, HelloFeature.PreserveTtl,
+        HelloFeature.Collections, HelloFeature.PreserveTtl, HelloFeature.SubdocCreateAsDeleted, HelloFeature.SubdocBinaryXattr,
     ];
 
     private static long s_connections;

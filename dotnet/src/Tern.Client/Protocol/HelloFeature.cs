@@ -18,4 +18,6 @@ public enum HelloFeature : ushort
     SyncReplication = 0x11,
     Collections = 0x12,
     PreserveTtl = 0x14,
+    SubdocCreateAsDeleted = 0x17,
+    SubdocBinaryXattr = 0x21,
 }

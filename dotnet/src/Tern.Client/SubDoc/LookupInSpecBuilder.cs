@@ -37,6 +37,10 @@ public sealed class LookupInSpecBuilder
     /// <summary>The whole document body.</summary>
     public LookupInSpecBuilder GetFull() => Add(Opcode.Get, "", isXattr: false);
 
+    /// <summary>The raw bytes of an XATTR written with the binary-value flag (HELLO SubdocBinaryXattr): a transaction's staged binary document.</summary>
+    internal LookupInSpecBuilder GetBinaryXattr(string path) =>
+        Add(Opcode.SubdocGet, path, SubdocPathFlags.Xattr | SubdocPathFlags.BinaryValue);
+
     internal static LookupInSpecBuilder Rent(string key)
     {
         var builder = t_cached ?? new LookupInSpecBuilder();
@@ -53,11 +57,14 @@ public sealed class LookupInSpecBuilder
         t_cached = this;
     }
 
-    private LookupInSpecBuilder Add(Opcode opcode, string path, bool isXattr)
+    private LookupInSpecBuilder Add(Opcode opcode, string path, bool isXattr) =>
+        Add(opcode, path, isXattr ? SubdocPathFlags.Xattr : SubdocPathFlags.None);
+
+    private LookupInSpecBuilder Add(Opcode opcode, string path, SubdocPathFlags flags)
     {
         if (!_active)
             throw new InvalidOperationException("a LookupInSpecBuilder is valid only inside the LookupInAsync callback it was given to");
-        Specs.Add(new SubdocSpec(opcode, isXattr ? SubdocPathFlags.Xattr : SubdocPathFlags.None, path));
+        Specs.Add(new SubdocSpec(opcode, flags, path));
         return this;
     }
 }

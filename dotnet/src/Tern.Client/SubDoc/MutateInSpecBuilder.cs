@@ -93,6 +93,38 @@ public sealed class MutateInSpecBuilder
     public MutateInSpecBuilder Decrement(string path, long delta, bool createPath = false, bool isXattr = false) =>
         AddCounter(path, delta > 0 ? -delta : delta, createPath, isXattr);
 
+    /// <summary>Sets a field to JSON the caller has already encoded (a transaction's staged document), written as it is.</summary>
+    internal MutateInSpecBuilder UpsertJson(string path, ReadOnlySpan<byte> json, bool isXattr, bool createPath = false)
+    {
+        var offset = Begin();
+        _values.Write(json);
+        return Add(Opcode.SubdocDictUpsert, path, Flags(createPath, isXattr), offset);
+    }
+
+    /// <summary>Sets an XATTR to raw bytes (the binary-value path flag, HELLO SubdocBinaryXattr): a transaction's staged binary document.</summary>
+    internal MutateInSpecBuilder UpsertBinaryXattr(string path, ReadOnlySpan<byte> bytes, bool createPath = false)
+    {
+        var offset = Begin();
+        _values.Write(bytes);
+        return Add(Opcode.SubdocDictUpsert, path, Flags(createPath, isXattr: true) | SubdocPathFlags.BinaryValue, offset);
+    }
+
+    /// <summary>Sets the whole body to bytes the caller has already encoded (JSON or not), written as they are.</summary>
+    internal MutateInSpecBuilder SetDocRaw(ReadOnlySpan<byte> body)
+    {
+        var offset = Begin();
+        _values.Write(body);
+        return Add(Opcode.Set, "", SubdocPathFlags.None, offset);
+    }
+
+    /// <summary>Replaces the document body with the value of the XATTR at <paramref name="xattrPath"/>, server-side (no value crosses the network).</summary>
+    internal MutateInSpecBuilder ReplaceBodyWithXattr(string xattrPath, bool binary = false)
+    {
+        var offset = Begin();
+        var flags = SubdocPathFlags.Xattr | (binary ? SubdocPathFlags.BinaryValue : SubdocPathFlags.None);
+        return Add(Opcode.SubdocReplaceBodyWithXattr, xattrPath, flags, offset);
+    }
+
     internal static MutateInSpecBuilder Rent(string key, ITypeTranscoder transcoder)
     {
         var builder = t_cached ?? new MutateInSpecBuilder();

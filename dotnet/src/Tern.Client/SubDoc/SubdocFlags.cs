@@ -14,6 +14,9 @@ internal enum SubdocPathFlags : byte
 
     /// <summary>The value is a macro (e.g. "${Mutation.CAS}") the server expands; only with <see cref="Xattr"/>.</summary>
     ExpandMacros = 0x10,
+
+    /// <summary>The XATTR value is raw bytes, not JSON (HELLO SubdocBinaryXattr): a binary document staged by a transaction.</summary>
+    BinaryValue = 0x20,
 }
 
 /// <summary>Per-request document flags of a sub-document request (the last byte of its extras).</summary>
@@ -33,6 +36,9 @@ internal enum SubdocDocFlags : byte
 
     /// <summary>Create the document as a tombstone (with <see cref="Mkdoc"/> or <see cref="Add"/>, and <see cref="AccessDeleted"/>).</summary>
     CreateAsDeleted = 0x08,
+
+    /// <summary>Bring a tombstone back to life, its body the one this request sets (with <see cref="AccessDeleted"/>): a transaction's committed insert.</summary>
+    ReviveDocument = 0x10,
 
     /// <summary>Read the replica's copy (sent to a replica node).</summary>
     ReplicaRead = 0x20,

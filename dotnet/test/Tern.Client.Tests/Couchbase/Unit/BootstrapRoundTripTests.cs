@@ -15,7 +15,7 @@ public class BootstrapRoundTripTests
         HelloFeature.TcpNoDelay, HelloFeature.MutationSeqno, HelloFeature.Xattr, HelloFeature.Xerror, HelloFeature.SelectBucket,
         HelloFeature.Snappy, HelloFeature.Json, HelloFeature.Duplex, HelloFeature.ClustermapChangeNotification,
         HelloFeature.Tracing, HelloFeature.AltRequestSupport, HelloFeature.SyncReplication,
-        HelloFeature.Collections, HelloFeature.PreserveTtl,
+        HelloFeature.Collections, HelloFeature.PreserveTtl, HelloFeature.SubdocCreateAsDeleted, HelloFeature.SubdocBinaryXattr,
     ];
 
     [Fact]

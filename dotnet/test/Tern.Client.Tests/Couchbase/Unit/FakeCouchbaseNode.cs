@@ -21,7 +21,7 @@ internal sealed class FakeCouchbaseNode : IAsyncDisposable
         HelloFeature.TcpNoDelay, HelloFeature.MutationSeqno, HelloFeature.Xattr, HelloFeature.Xerror, HelloFeature.SelectBucket,
         HelloFeature.Snappy, HelloFeature.Json, HelloFeature.Duplex, HelloFeature.ClustermapChangeNotification,
         HelloFeature.Tracing, HelloFeature.AltRequestSupport, HelloFeature.SyncReplication,
-        HelloFeature.Collections, HelloFeature.PreserveTtl,
+        HelloFeature.Collections, HelloFeature.PreserveTtl, HelloFeature.SubdocCreateAsDeleted, HelloFeature.SubdocBinaryXattr,
     ];
 
     private readonly FakeServer _listener;
