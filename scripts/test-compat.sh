@@ -7,7 +7,8 @@
 # durability tests hold ternd's fsyncs with it; HOLD_FSYNC names another). TERND_ARGS adds
 # ternd flags to every server the tests start (TERND_ARGS="--io uring": the suite on the
 # io_uring backend).
-# npm ci runs only when compat/node_modules is missing or installed from another lockfile.
+# npm ci runs only when compat/node_modules is missing or installed from another lockfile
+# (scripts/lib/compat_npm.sh).
 # To see the SDK's side of the wire: CBPPLOGLEVEL=trace CBPPLOGFILE=/tmp/cbpp.log (the C++
 # core writes /tmp/cbpp.log.<n>.txt, one "MCBP send/recv {magic, opcode, status...}" line per
 # frame); CNLOGLEVEL=debug for the Node layer's own log.
@@ -17,17 +18,8 @@ export TERND=${1:-${TERND:-build/release/server/ternd}}
 [ -x "$TERND" ] || { echo "test-compat: no ternd at $TERND (build it first)" >&2; exit 1; }
 hold_fsync=${HOLD_FSYNC:-$(dirname "$TERND")/hold_fsync}
 [ -x "$hold_fsync" ] || { echo "test-compat: no hold_fsync at $hold_fsync (build its target)" >&2; exit 1; }
-command -v node > /dev/null && command -v npm > /dev/null ||
-  { echo "test-compat: node 20 or later, and npm, are needed" >&2; exit 1; }
-node_major=$(node -p 'process.versions.node.split(".")[0]')
-[ "$node_major" -ge 20 ] || { echo "test-compat: node $(node --version) is too old: 20 or later" >&2; exit 1; }
-
-stamp=compat/node_modules/.tern-lock-stamp
-if [ ! -f "$stamp" ] || ! cmp -s compat/package-lock.json "$stamp"; then
-  echo "test-compat: npm ci in compat/"
-  (cd compat && npm ci --no-audit --no-fund --loglevel=error > /dev/null)
-  cp compat/package-lock.json "$stamp"
-fi
+source scripts/lib/compat_npm.sh
+compat_npm_install
 
 echo "test-compat: the Couchbase Node.js SDK $(node -p 'require("./compat/node_modules/couchbase/package.json").version') against $TERND"
 cd compat

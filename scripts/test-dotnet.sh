@@ -13,6 +13,10 @@ if [ -z "${TERND_PATH:-}" ]; then
   export HOLD_FSYNC_PATH=$PWD/build/release/server/hold_fsync
 fi
 
+# The transaction interoperability tests run the official Node.js SDK beside Tern.Client.
+source scripts/lib/compat_npm.sh
+compat_npm_install
+
 # A hung test fails the run (with a dump of where it hung) instead of stalling CI.
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

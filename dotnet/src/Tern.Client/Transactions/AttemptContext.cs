@@ -415,6 +415,8 @@ public sealed class AttemptContext
             }
             await WriteCommitted().ConfigureAwait(false);
             State = AttemptState.Committed;
+            if (_run.AfterCommitPoint is { } hook)
+                await hook().ConfigureAwait(false);
             var unstaged = await UnstageAll().ConfigureAwait(false);
             if (unstaged && await RemoveEntryAfterCommit().ConfigureAwait(false))
             {

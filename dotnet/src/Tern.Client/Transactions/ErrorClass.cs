@@ -29,7 +29,9 @@ internal static class ErrorClasses
         DocumentExistsException => ErrorClass.DocAlreadyExists,
         CasMismatchException => ErrorClass.CasMismatch,
         ValueTooLargeException => ErrorClass.AtrFull,
-        UnambiguousTimeoutException or TemporaryFailureException or DocumentLockedException => ErrorClass.Transient,
+        // A request that could not be sent (no connection, no node) changed nothing: try again.
+        UnambiguousTimeoutException or TemporaryFailureException or DocumentLockedException or ConnectionFailedException
+            or NodeUnavailableException => ErrorClass.Transient,
         AmbiguousTimeoutException or DurabilityAmbiguousException => ErrorClass.Ambiguous,
         PathNotFoundException => ErrorClass.PathNotFound,
         PathExistsException => ErrorClass.PathAlreadyExists,

@@ -12,8 +12,9 @@ internal sealed class TransactionRun
     private readonly long _started;
 
     public TransactionRun(string id, TimeSpan timeout, DurabilityLevel durability, TransactionKeyspace? metadataCollection,
-        ITransactionKv kv, ITransactionCleanup cleanup, ITypeTranscoder transcoder, TimeProvider time)
+        ITransactionKv kv, ITransactionCleanup cleanup, ITypeTranscoder transcoder, TimeProvider time, Func<Task>? afterCommitPoint = null)
     {
+        AfterCommitPoint = afterCommitPoint;
         Id = id;
         Timeout = timeout;
         Durability = durability;
@@ -40,6 +41,9 @@ internal sealed class TransactionRun
     public ITypeTranscoder Transcoder { get; }
 
     public TimeProvider Time { get; }
+
+    /// <summary>Tests only: see <see cref="TransactionsConfig.AfterCommitPointHook"/>.</summary>
+    public Func<Task>? AfterCommitPoint { get; }
 
     public TimeSpan Elapsed => Time.GetElapsedTime(_started);
 

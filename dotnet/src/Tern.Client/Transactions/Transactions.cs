@@ -43,7 +43,7 @@ public sealed class Transactions : IAsyncDisposable
         ArgumentNullException.ThrowIfNull(logic);
         var run = new TransactionRun(TransactionRun.NewId(), options?.Timeout ?? _config.ExpirationTime,
             options?.DurabilityLevel ?? _config.DurabilityLevel, options?.MetadataCollection ?? _config.MetadataCollection, _kv, _cleanup,
-            _options.Transcoder, _options.TimeProvider);
+            _options.Transcoder, _options.TimeProvider, _config.AfterCommitPointHook);
         if (run.MetadataCollection is { } metadata)
             _cleanup.Watch(metadata);
         for (var attemptNumber = 0; ; attemptNumber++)

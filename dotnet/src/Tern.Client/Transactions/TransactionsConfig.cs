@@ -29,6 +29,9 @@ public sealed record TransactionsConfig
 
     /// <summary>Collections the lost-attempt cleanup watches from the start, beside those transactions have used.</summary>
     public IReadOnlyList<TransactionKeyspace> CleanupCollections { get; init; } = [];
+
+    /// <summary>Tests only: awaited once an attempt's commit is recorded, before it unstages (a crash test stops the process there).</summary>
+    internal Func<Task>? AfterCommitPointHook { get; init; }
 }
 
 /// <summary>Options of one transaction; anything left null comes from <see cref="TransactionsConfig"/>.</summary>

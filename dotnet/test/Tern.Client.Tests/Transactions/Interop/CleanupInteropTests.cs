@@ -1,0 +1,210 @@
+using System.Text.Json.Nodes;
+using Tern.Client.Tests.Support;
+using Tern.Client.Transactions;
+
+namespace Tern.Client.Tests.Transactions.Interop;
+
+/// <summary>
+/// A client killed (SIGKILL) in the middle of a transaction, and another SDK's lost-attempt cleanup
+/// finishing its job, both ways: a Tern.Client process (Tern.TransactionDriver) cleaned up by the
+/// official Node.js SDK, and a Node process (compat/lib) cleaned up by Tern.Client. Killed before
+/// the commit point, its attempt is removed and its staged writes never show; killed after it,
+/// every document ends with the committed content and without links.
+/// </summary>
+public class CleanupInteropTests(CleanupInteropTests.ShortWindowFixture fixture) : IClassFixture<CleanupInteropTests.ShortWindowFixture>
+{
+    // Enough documents that unstaging them outlasts a few reads of the ATR and a kill: the kill lands mid-commit.
+    private const int MidCommitDocuments = 200;
+
+    private readonly string _run = Guid.NewGuid().ToString("N")[..8];
+
+    private Collection Collection => fixture.Bucket.DefaultCollection();
+
+    private string ConnectionString => fixture.Server.CouchbaseConnectionString;
+
+    [Fact]
+    public async Task NodeCleansUpATernClientKilledBeforeItsCommit()
+    {
+        var (replaceKey, insertKey) = ($"tern-lost-replace-{_run}", $"tern-lost-insert-{_run}");
+        await Collection.UpsertAsync(replaceKey, new { v = 1 });
+        await using (var doomed = ChildProcess.TransactionDriver("stage-and-die", ConnectionString, replaceKey, insertKey))
+        {
+            await doomed.ExpectLineAsync("staged");
+            await doomed.WaitForExitAsync();
+        }
+        var entry = await EntryOf(replaceKey);
+        Assert.Equal("PENDING", await StateOf(entry));
+        Assert.Equal(1, await ValueOf(replaceKey));
+
+        await using (var cleaner = ChildProcess.Node("tx-interop.mjs", "clean", ConnectionString, $"node-cleaner-{_run}"))
+        {
+            await cleaner.ExpectLineAsync("cleaning");
+            await WaitUntilGone(entry, cleaner.Output);
+            await cleaner.WriteLineAsync("stop");
+        }
+        // Abandoned: a new transaction writes over what it staged.
+        await fixture.Cluster.Transactions.RunAsync(async ctx =>
+        {
+            await ctx.ReplaceAsync(await ctx.GetAsync(Collection, replaceKey), new { v = 5 });
+            await ctx.InsertAsync(Collection, insertKey, new { v = 6 });
+        });
+        Assert.Equal(5, await ValueOf(replaceKey));
+        Assert.Equal(6, await ValueOf(insertKey));
+    }
+
+    [Fact]
+    public async Task NodeFinishesTheCommitOfATernClientKilledInTheMiddleOfIt()
+    {
+        var (prefix, entry) = await KillMidCommit(
+            prefix => ChildProcess.TransactionDriver("commit-and-die", ConnectionString, prefix, MidCommitDocuments.ToString()),
+            stopsAtCommitPoint: true);
+        await using (var cleaner = ChildProcess.Node("tx-interop.mjs", "clean", ConnectionString, $"node-mid-cleaner-{_run}"))
+        {
+            await cleaner.ExpectLineAsync("cleaning");
+            await WaitUntilGone(entry, cleaner.Output);
+            await cleaner.WriteLineAsync("stop");
+        }
+        await AssertCommitted(prefix);
+    }
+
+    [Fact]
+    public async Task TernClientCleansUpANodeClientKilledBeforeItsCommit()
+    {
+        var (replaceKey, insertKey) = ($"node-lost-replace-{_run}", $"node-lost-insert-{_run}");
+        await Collection.UpsertAsync(replaceKey, new { v = 1 });
+        await using (var doomed = ChildProcess.Node("stage-and-die.mjs", ConnectionString, replaceKey, insertKey))
+        {
+            await doomed.ExpectLineAsync("staged");
+            await doomed.WaitForExitAsync();
+        }
+        var entry = await EntryOf(replaceKey);
+        Assert.Equal("PENDING", await StateOf(entry));
+
+        await using (await CleanerAsync())
+            await WaitUntilGone(entry, "");
+        await fixture.Cluster.Transactions.RunAsync(async ctx =>
+        {
+            await ctx.ReplaceAsync(await ctx.GetAsync(Collection, replaceKey), new { v = 5 });
+            await ctx.InsertAsync(Collection, insertKey, new { v = 6 });
+        });
+        Assert.Equal(5, await ValueOf(replaceKey));
+        Assert.Equal(6, await ValueOf(insertKey));
+    }
+
+    [Fact]
+    public async Task TernClientFinishesTheCommitOfANodeClientKilledInTheMiddleOfIt()
+    {
+        var (prefix, entry) = await KillMidCommit(
+            prefix => ChildProcess.Node("commit-and-die.mjs", ConnectionString, prefix, MidCommitDocuments.ToString(), "5000"),
+            stopsAtCommitPoint: false);
+        await using (await CleanerAsync())
+            await WaitUntilGone(entry, "");
+        await AssertCommitted(prefix);
+    }
+
+    /// <summary>
+    /// Runs a client that commits <see cref="MidCommitDocuments"/> replaces and kills it once its ATR
+    /// entry says COMMITTED with documents still staged. The Tern.TransactionDriver stops there by
+    /// itself (<paramref name="stopsAtCommitPoint"/>); the Node.js SDK has no such hook, so the test
+    /// watches the entry and kills on the change, and should the commit outrun the watch, the
+    /// round is tried again with new keys.
+    /// </summary>
+    private async Task<(string Prefix, (string Atr, string Attempt) Entry)> KillMidCommit(Func<string, ChildProcess> start,
+        bool stopsAtCommitPoint)
+    {
+        var rounds = new List<string>();
+        for (var round = 0; round < 3; round++)
+        {
+            var prefix = $"mid-commit-{_run}-{round}-";
+            await Task.WhenAll(Enumerable.Range(0, MidCommitDocuments).Select(i => Collection.UpsertAsync($"{prefix}{i}", new { v = 1 }).AsTask()));
+            await using var doomed = start(prefix);
+            await doomed.ExpectLineAsync("staged");
+            var entry = await EntryOf($"{prefix}0");
+            if (stopsAtCommitPoint)
+                await doomed.ExpectLineAsync("committed");
+            else
+                await Poll.UntilLongAsync(async () => await StateOf(entry) != "PENDING", "the ATR entry never left PENDING", intervalMs: 0);
+            await doomed.KillAsync();
+            var stillStaged = 0;
+            for (var i = 0; i < MidCommitDocuments; i++)
+            {
+                using var links = await Collection.LookupInAsync($"{prefix}{i}", specs => specs.Exists("txn", isXattr: true));
+                stillStaged += links.Exists(0) ? 1 : 0;
+            }
+            var state = await StateOf(entry);
+            if (state == "COMMITTED" && stillStaged > 0)
+                return (prefix, entry);
+            rounds.Add($"entry {state ?? "gone"}, {stillStaged} documents staged");
+            Assert.False(stopsAtCommitPoint, $"stopped at its commit point, yet {rounds[^1]}");
+        }
+        throw new Xunit.Sdk.XunitException($"in three rounds the commit finished before the client could be killed in it: {string.Join("; ", rounds)}");
+    }
+
+    private async Task AssertCommitted(string prefix)
+    {
+        for (var i = 0; i < MidCommitDocuments; i++)
+        {
+            var key = $"{prefix}{i}";
+            Assert.Equal(2, await ValueOf(key));
+            using var links = await Collection.LookupInAsync(key, specs => specs.Exists("txn", isXattr: true));
+            Assert.False(links.Exists(0), $"{key} still carries txn");
+        }
+    }
+
+    /// <summary>A second Tern.Client whose lost-attempt cleanup watches the default collection with a 2 s window.</summary>
+    private async Task<Cluster> CleanerAsync()
+    {
+        var cluster = await Cluster.ConnectAsync(ConnectionString, ShortWindowFixture.Options(CouchbaseFixture.Options()));
+        _ = cluster.Transactions; // starts its cleanup
+        return cluster;
+    }
+
+    /// <summary>
+    /// The class's ternd, with a cluster whose transactions clean up within 2 s too: every live
+    /// client takes its share of the ATRs, so one with the default 60 s window would slow the others.
+    /// </summary>
+    public sealed class ShortWindowFixture : CouchbaseFixture
+    {
+        public static ClusterOptions Options(ClusterOptions options) => options with
+        {
+            Transactions = new TransactionsConfig
+            {
+                CleanupWindow = TimeSpan.FromSeconds(2),
+                CleanupCollections = [new TransactionKeyspace(BucketName)],
+            },
+        };
+
+        protected override ClusterOptions ClientOptions() => Options(base.ClientOptions());
+    }
+
+    /// <summary>The ATR and attempt named by the document's staged links.</summary>
+    private async Task<(string Atr, string Attempt)> EntryOf(string key)
+    {
+        using var links = await Collection.LookupInAsync(key, specs => specs.Get("txn", isXattr: true));
+        var txn = links.ContentAs<JsonObject>(0)!;
+        return (txn["atr"]!["id"]!.GetValue<string>(), txn["id"]!["atmpt"]!.GetValue<string>());
+    }
+
+    /// <summary>The entry's state; null when the entry (or its ATR) is gone.</summary>
+    private async Task<string?> StateOf((string Atr, string Attempt) entry)
+    {
+        try
+        {
+            using var state = await Collection.LookupInAsync(entry.Atr, specs => specs.Get($"attempts.{entry.Attempt}.st", isXattr: true));
+            return state.Exists(0) ? state.ContentAs<string>(0) : null;
+        }
+        catch (Exceptions.DocumentNotFoundException)
+        {
+            return null;
+        }
+    }
+
+    private Task WaitUntilGone((string Atr, string Attempt) entry, string cleanerOutput) =>
+        Poll.UntilLongAsync(async () => await StateOf(entry) is null, $"the lost attempt stayed in its ATR\n{cleanerOutput}");
+
+    private async Task<int> ValueOf(string key)
+    {
+        using var doc = await Collection.GetAsync(key);
+        return doc.ContentAs<JsonObject>()!["v"]!.GetValue<int>();
+    }
+}
