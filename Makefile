@@ -11,7 +11,7 @@ FUZZ_SECONDS ?= 30
 .DEFAULT_GOAL := help
 .PHONY: help all deps deps-dotnet build build-server build-dotnet run test test-server \
         test-compat test-dotnet test-asan test-tsan fuzz test-under-load bench-server bench-collections bench-collections-instructions bench-instructions \
-        bench-executor bench-durability bench-warmup bench-subdoc bench-lookup bench-metrics bench-seeds bench-sdk bench-sdk-alloc bench-sdk-tls-pairs bench-tls bench-scan bench-export bench-transactions bench-scan-alloc bench-scan-tern clean
+        bench-executor bench-durability bench-warmup bench-subdoc bench-lookup bench-metrics bench-seeds bench-sdk bench-sdk-alloc bench-sdk-tls-pairs bench-tls bench-scan bench-export bench-transactions bench-transactions-alloc bench-scan-alloc bench-scan-tern clean
 
 help: ## list the targets (what `make` alone does)
 	@echo "usage: make TARGET [BUILD_DIR=build/release] [TERND_ARGS=\"--port 11211\"]"
@@ -118,8 +118,11 @@ bench-scan-alloc: deps-dotnet ## what Tern.Client allocates per scanned item: a 
 bench-export: deps-dotnet ## tern export and tern import: 1M JSON documents out of ternd and into a fresh bucket, rates and RSS
 	@bash scripts/bench-export.sh
 
-bench-transactions: deps ## the Node.js SDK's transactions of two replaces: transactions/s, p50 and p99, 1 and 16 in flight
+bench-transactions: deps-dotnet ## transfer transactions (two replaces), the Node.js SDK then Tern.Client on one ternd: tx/s, p50, p99 at 1 and 16 in flight
 	@bash scripts/bench-transactions.sh
+
+bench-transactions-alloc: deps-dotnet ## what a transfer transaction allocates in Tern.Client, against the same gets and replaces without one (BenchmarkDotNet)
+	@bash scripts/bench-transactions-alloc.sh
 
 bench-tls: deps ## ternd over TLS against plain text: kv_load on both ports of one ternd, same run; CPU per op; handshake time
 	@bash scripts/bench-tls.sh $(BUILD_DIR)

@@ -18,26 +18,7 @@ name=bench-sdk-alloc
 rm -rf "$out"
 mkdir -p "$out"
 source scripts/lib/sdk-bench.sh
-# BenchmarkDotNet's usual child process is a rebuild in the project's own folders: in-process instead.
-[ -z "${DOTNET_ARTIFACTS:-}" ] || set -- --inProcess "$@"
-
-trap 'kill "${ternd_pid:-}" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
-start_dev_ternd
-# BenchmarkDotNet's child processes inherit it.
-export TERND_ADDRESS=127.0.0.1:$ternd_port
-
-machine_line
-echo "server: ternd --config server/config/dev.toml --threads $server_threads"
-# BenchmarkDotNet rebuilds the project for its child process: run it from the project folder.
-if ! (cd "$project" && dotnet "$dll" \
-      --filter 'Tern.Benchmarks.Sdk.NamedCollectionGetBenchmarks*' --artifacts "$out" "$@") >"$out/run.log" 2>&1; then
-  tail -n 40 "$out/run.log" >&2
-  echo "bench-sdk-alloc: BenchmarkDotNet failed; full log in $out/run.log" >&2
-  exit 1
-fi
-report=$(ls "$out"/results/*NamedCollectionGetBenchmarks-report-github.md 2>/dev/null || true)
-[ -n "$report" ] || { echo "bench-sdk-alloc: no table; see $out/run.log" >&2; exit 1; }
-cat "$report"
+dev_ternd_benchmark Tern.Benchmarks.Sdk.NamedCollectionGetBenchmarks "$@"
 # The bound, read off the Allocated column (BenchmarkDotNet writes "-" for nothing).
 allocated=$(awk -F'|' '$2 ~ /CouchbaseNamedCollectionGet/ { gsub(/ /, "", $(NF-2)); print $(NF-2) }' "$report")
 case "$allocated" in

@@ -20,7 +20,8 @@ import {
 } from '../lib/ternd.mjs';
 
 const {
-  DocumentExistsError, DocumentNotFoundError, LookupInSpec, RawBinaryTranscoder, TransactionFailedError,
+  DocumentExistsError, DocumentNotFoundError, LookupInSpec, MutateInMacro, MutateInSpec, RawBinaryTranscoder,
+  TransactionFailedError,
 } = couchbase;
 
 // Generous for a busy two-core machine; a transaction's own timeout bounds its retries.
@@ -36,6 +37,24 @@ async function absent(key) {
   const error = await rejection(servers.coll.get(key), `get of ${key}`);
   assert.ok(error instanceof DocumentNotFoundError, describeError(error));
 }
+
+it("an attempt's start stamp (${Mutation.CAS}) keeps up with the server clock that cleanup judges it by", async () => {
+  // Every SDK writes an ATR entry's start as the mutation's CAS and calls the attempt lost once
+  // $vbucket.HLC.now passes start + expiry (+1.5 s): a CAS that lagged the wall clock made live
+  // attempts look lost on a server up for longer than a transaction's timeout.
+  const key = `txn-clock-${RUN}`;
+  await servers.coll.upsert(key, { v: 1 });
+  // Long enough that a stamp stuck near the server's start would be seconds behind.
+  await new Promise((r) => setTimeout(r, 5000));
+  await servers.coll.mutateIn(key, [MutateInSpec.upsert('stamp', MutateInMacro.Cas, { xattr: true })]);
+  const read = await servers.coll.lookupIn(key, [
+    LookupInSpec.get('stamp', { xattr: true }), LookupInSpec.get('$vbucket', { xattr: true }),
+  ]);
+  const stampMs = Number(BigInt(`0x${Buffer.from(read.content[0].value.slice(2), 'hex').reverse().toString('hex')}`) / 1000000n);
+  const nowMs = Number(read.content[1].value.HLC.now) * 1000;
+  // The HLC reads whole seconds: the stamp is within the second before it, give or take a busy machine's second.
+  assert.ok(Math.abs(nowMs - stampMs) < 2500, `stamp ${stampMs} ms, server clock ${nowMs} ms`);
+});
 
 it('an insert, a replace and a remove commit together', async () => {
   const [kept, changed, gone, added] = ['kept', 'changed', 'gone', 'added'].map((n) => `txn-${n}-${RUN}`);

@@ -10,6 +10,10 @@
 #                           with dev_tls=1 also a TLS port (development certificates in $out/tls,
 #                           clients trust $out/tls/ca.pem): sets ternd_tls_port
 #   machine_line [MORE]     the "machine: ..." line every report starts with
+#   dev_ternd_benchmark CLASS [ARGS]
+#                           BenchmarkDotNet's benchmarks of CLASS (Tern.Benchmarks.Ns.Class) against a
+#                           dev ternd it starts (TERND_ADDRESS), log in $out/run.log; prints the
+#                           GitHub table and sets report to its file
 # As root, the caller then runs ahead of builds sharing the machine (only root may raise priority).
 
 [ "$(id -u)" -ne 0 ] || renice -n -10 $$ >/dev/null
@@ -60,4 +64,26 @@ machine_line() {
   echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)," \
     ".NET $(dotnet --list-runtimes | sed -n 's/^Microsoft.NETCore.App \([^ ]*\).*/\1/p' | tail -n 1),${1:+ $1,}" \
     "load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
+}
+
+dev_ternd_benchmark() {
+  local class=$1
+  shift
+  # BenchmarkDotNet's usual child process is a rebuild in the project's own folders: in-process instead.
+  [ -z "${DOTNET_ARTIFACTS:-}" ] || set -- --inProcess "$@"
+  trap 'kill "${ternd_pid:-}" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
+  start_dev_ternd
+  # BenchmarkDotNet's child processes inherit it.
+  export TERND_ADDRESS=127.0.0.1:$ternd_port
+  machine_line
+  echo "server: ternd --config server/config/dev.toml --threads $server_threads"
+  # BenchmarkDotNet rebuilds the project for its child process: run it from the project folder.
+  if ! (cd "$project" && dotnet "$dll" --filter "$class*" --artifacts "$out" "$@") >"$out/run.log" 2>&1; then
+    tail -n 40 "$out/run.log" >&2
+    echo "$name: BenchmarkDotNet failed; full log in $out/run.log" >&2
+    exit 1
+  fi
+  report=$(ls "$out"/results/*"${class##*.}"-report-github.md 2>/dev/null || true)
+  [ -n "$report" ] || { echo "$name: no table; see $out/run.log" >&2; exit 1; }
+  cat "$report"
 }

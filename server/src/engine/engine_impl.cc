@@ -31,11 +31,6 @@ Engine::Impl::Impl(const Config& config, const Clock& clock_in)
       shards(new Shard[shard_count]),
       last_pressure_signal_ms(std::numeric_limits<int64_t>::min() / 2) {
   for (size_t i = 0; i < shard_count; ++i) shards[i].index = i;
-  // An ephemeral bucket keeps its CAS values small: nothing of it outlives the process.
-  if (persistent) {
-    const int64_t now_ns = std::max<int64_t>(0, clock.unix_nanoseconds());
-    cas_floor.store(static_cast<uint64_t>(now_ns) >> shard_bits, std::memory_order_relaxed);
-  }
 }
 
 size_t Engine::Impl::apply_flush(Shard& shard, std::unique_lock<std::mutex>& lock, int64_t now,

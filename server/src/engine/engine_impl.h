@@ -95,10 +95,16 @@ struct Engine::Impl {
     return shards[shard_bits == 0 ? 0 : hash >> (64 - shard_bits)];
   }
   // Unique across the engine: the shard's sequence number tagged with the shard's index.
-  // Never below cas_floor, so that it stays above every CAS issued before a restart.
+  // A hybrid logical clock, as Couchbase's CAS is: the wall clock in nanoseconds (without
+  // the shard bits) unless the shard has already issued that or more, then one more. Never
+  // below cas_floor, so that it stays above every CAS issued before a restart. Clients read
+  // time from it: the transactions of every SDK stamp an attempt's start with its CAS
+  // (${Mutation.CAS}) and judge it expired against $vbucket.HLC.now, so a CAS that lags the
+  // wall clock makes a live attempt look abandoned to their cleanup.
   uint64_t next_cas(Shard& shard) {
     const uint64_t floor = cas_floor.load(std::memory_order_relaxed);
-    if (floor > shard.next_cas_sequence) shard.next_cas_sequence = floor;
+    const uint64_t physical = static_cast<uint64_t>(std::max<int64_t>(0, clock.unix_nanoseconds())) >> shard_bits;
+    shard.next_cas_sequence = std::max({shard.next_cas_sequence, floor, physical});
     return (shard.next_cas_sequence++ << shard_bits) | shard.index;
   }
   // Makes every CAS issued from now on greater than `cas`, whatever shard count issued it
@@ -281,11 +287,9 @@ struct Engine::Impl {
   std::function<void()> pressure_listener;
   std::function<void()> dirty_listener;  // guarded by listener_mutex
 
-  // The lowest sequence a shard may put in a CAS. A persistent bucket seeds it from the wall
-  // clock in nanoseconds (as Couchbase's CAS is a hybrid logical clock), so that its CAS
-  // values keep growing across restarts, even past ones acknowledged but never persisted
-  // (lost by a crash: a client may still hold them). Warmup raises it past every CAS on
-  // disk too (raise_cas_floor), whatever shard count wrote it, in case the clock went back.
+  // The lowest sequence a shard may put in a CAS, besides the wall clock (next_cas): warmup
+  // raises it past every CAS on disk (raise_cas_floor), whatever shard count wrote it, in case
+  // the clock went back across a restart, so that no CAS a client may hold repeats.
   std::atomic<uint64_t> cas_floor{0};
   std::atomic<size_t> dirty_count{0};
   // Set by the change that finds the queues empty since the last take (it tells the dirty

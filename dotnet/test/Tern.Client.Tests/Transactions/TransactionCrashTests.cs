@@ -30,7 +30,7 @@ public class TransactionCrashTests(CouchbaseFixture fixture) : IClassFixture<Cou
         Assert.False(string.IsNullOrEmpty(result.TransactionId));
         await cluster.DisposeAsync(); // its client-attempt cleanup finishes what the commit left, if anything
         foreach (var key in keys)
-            Assert.Equal(2, await ValueOf(key));
+            Assert.Equal(2, await Collection.ValueOf(key));
         await AssertNoLinks(keys);
     }
 
@@ -51,7 +51,7 @@ public class TransactionCrashTests(CouchbaseFixture fixture) : IClassFixture<Cou
 
         await cluster.DisposeAsync();
         foreach (var key in keys)
-            Assert.Equal(1, await ValueOf(key));
+            Assert.Equal(1, await Collection.ValueOf(key));
         await AssertNoLinks(keys);
     }
 
@@ -87,20 +87,12 @@ public class TransactionCrashTests(CouchbaseFixture fixture) : IClassFixture<Cou
         return keys;
     }
 
-    private async Task<int> ValueOf(string key)
-    {
-        using var doc = await Collection.GetAsync(key);
-        return doc.ContentAs<JsonObject>()!["v"]!.GetValue<int>();
-    }
 
     /// <summary>No document carries links, and the ATR the transaction used (its first document's) holds no entry.</summary>
     private async Task AssertNoLinks(string[] keys)
     {
         foreach (var key in keys)
-        {
-            using var links = await Collection.LookupInAsync(key, specs => specs.Get("txn", isXattr: true));
-            Assert.False(links.Exists(0), $"{key} still carries txn");
-        }
+            await Collection.AssertNoLinks(key);
         using var atr = await Collection.LookupInAsync(AtrIds.ForKey(keys[0]), specs => specs.Get("attempts", isXattr: true));
         Assert.True(!atr.Exists(0) || atr.ContentAs<JsonObject>(0)!.Count == 0, "an ATR entry is left");
     }

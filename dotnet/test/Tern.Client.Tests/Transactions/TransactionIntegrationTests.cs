@@ -43,12 +43,12 @@ public class TransactionIntegrationTests(CouchbaseFixture fixture) : IClassFixtu
 
         Assert.True(result.UnstagingComplete);
         Assert.False(string.IsNullOrEmpty(result.TransactionId));
-        Assert.Equal(10, await ValueOf(changed));
-        Assert.Equal(3, await ValueOf(added));
+        Assert.Equal(10, await Collection.ValueOf(changed));
+        Assert.Equal(3, await Collection.ValueOf(added));
         using var missing = await Collection.TryGetAsync(gone);
         Assert.False(missing.Found);
-        await AssertNoLinks(changed);
-        await AssertNoLinks(added);
+        await Collection.AssertNoLinks(changed);
+        await Collection.AssertNoLinks(added);
     }
 
     [Fact]
@@ -66,10 +66,10 @@ public class TransactionIntegrationTests(CouchbaseFixture fixture) : IClassFixtu
         }, Options));
 
         Assert.Same(thrown, failure.InnerException);
-        Assert.Equal(1, await ValueOf(changed));
+        Assert.Equal(1, await Collection.ValueOf(changed));
         using var missing = await Collection.TryGetAsync(added);
         Assert.False(missing.Found);
-        await AssertNoLinks(changed);
+        await Collection.AssertNoLinks(changed);
     }
 
     [Fact]
@@ -86,8 +86,8 @@ public class TransactionIntegrationTests(CouchbaseFixture fixture) : IClassFixtu
             await ctx.InsertAsync(Collection, absent, new { v = 4 });
         }, Options);
 
-        Assert.Equal(1, await ValueOf(present));
-        Assert.Equal(4, await ValueOf(absent));
+        Assert.Equal(1, await Collection.ValueOf(present));
+        Assert.Equal(4, await Collection.ValueOf(absent));
     }
 
     [Fact]
@@ -145,21 +145,9 @@ public class TransactionIntegrationTests(CouchbaseFixture fixture) : IClassFixtu
         release.SetResult();
         await holder;
         await writer;
-        Assert.Equal(11, await ValueOf(account));
+        Assert.Equal(11, await Collection.ValueOf(account));
     }
 
     private string Key(string name) => $"txn-{name}-{_run}";
 
-    private async Task<int> ValueOf(string key)
-    {
-        using var doc = await Collection.GetAsync(key);
-        return doc.ContentAs<JsonObject>()!["v"]!.GetValue<int>();
-    }
-
-    /// <summary>No transaction left its links (the txn XATTR) in the document.</summary>
-    private async Task AssertNoLinks(string key)
-    {
-        using var result = await Collection.LookupInAsync(key, specs => specs.Exists("txn", isXattr: true));
-        Assert.False(result.Exists(0));
-    }
 }

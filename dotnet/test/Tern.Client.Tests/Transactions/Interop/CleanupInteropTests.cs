@@ -34,7 +34,7 @@ public class CleanupInteropTests(CleanupInteropTests.ShortWindowFixture fixture)
         }
         var entry = await EntryOf(replaceKey);
         Assert.Equal("PENDING", await StateOf(entry));
-        Assert.Equal(1, await ValueOf(replaceKey));
+        Assert.Equal(1, await Collection.ValueOf(replaceKey));
 
         await using (var cleaner = ChildProcess.Node("tx-interop.mjs", "clean", ConnectionString, $"node-cleaner-{_run}"))
         {
@@ -42,14 +42,7 @@ public class CleanupInteropTests(CleanupInteropTests.ShortWindowFixture fixture)
             await WaitUntilGone(entry, cleaner.Output);
             await cleaner.WriteLineAsync("stop");
         }
-        // Abandoned: a new transaction writes over what it staged.
-        await fixture.Cluster.Transactions.RunAsync(async ctx =>
-        {
-            await ctx.ReplaceAsync(await ctx.GetAsync(Collection, replaceKey), new { v = 5 });
-            await ctx.InsertAsync(Collection, insertKey, new { v = 6 });
-        });
-        Assert.Equal(5, await ValueOf(replaceKey));
-        Assert.Equal(6, await ValueOf(insertKey));
+        await AssertAbandoned(replaceKey, insertKey);
     }
 
     [Fact]
@@ -82,13 +75,7 @@ public class CleanupInteropTests(CleanupInteropTests.ShortWindowFixture fixture)
 
         await using (await CleanerAsync())
             await WaitUntilGone(entry, "");
-        await fixture.Cluster.Transactions.RunAsync(async ctx =>
-        {
-            await ctx.ReplaceAsync(await ctx.GetAsync(Collection, replaceKey), new { v = 5 });
-            await ctx.InsertAsync(Collection, insertKey, new { v = 6 });
-        });
-        Assert.Equal(5, await ValueOf(replaceKey));
-        Assert.Equal(6, await ValueOf(insertKey));
+        await AssertAbandoned(replaceKey, insertKey);
     }
 
     [Fact]
@@ -140,14 +127,25 @@ public class CleanupInteropTests(CleanupInteropTests.ShortWindowFixture fixture)
         throw new Xunit.Sdk.XunitException($"in three rounds the commit finished before the client could be killed in it: {string.Join("; ", rounds)}");
     }
 
+    /// <summary>What the lost attempt staged is abandoned: a new transaction writes over it.</summary>
+    private async Task AssertAbandoned(string replaceKey, string insertKey)
+    {
+        Assert.Equal(1, await Collection.ValueOf(replaceKey));
+        await fixture.Cluster.Transactions.RunAsync(async ctx =>
+        {
+            await ctx.ReplaceAsync(await ctx.GetAsync(Collection, replaceKey), new { v = 5 });
+            await ctx.InsertAsync(Collection, insertKey, new { v = 6 });
+        });
+        Assert.Equal(5, await Collection.ValueOf(replaceKey));
+        Assert.Equal(6, await Collection.ValueOf(insertKey));
+    }
+
     private async Task AssertCommitted(string prefix)
     {
         for (var i = 0; i < MidCommitDocuments; i++)
         {
-            var key = $"{prefix}{i}";
-            Assert.Equal(2, await ValueOf(key));
-            using var links = await Collection.LookupInAsync(key, specs => specs.Exists("txn", isXattr: true));
-            Assert.False(links.Exists(0), $"{key} still carries txn");
+            Assert.Equal(2, await Collection.ValueOf($"{prefix}{i}"));
+            await Collection.AssertNoLinks($"{prefix}{i}");
         }
     }
 
@@ -202,9 +200,4 @@ public class CleanupInteropTests(CleanupInteropTests.ShortWindowFixture fixture)
     private Task WaitUntilGone((string Atr, string Attempt) entry, string cleanerOutput) =>
         Poll.UntilLongAsync(async () => await StateOf(entry) is null, $"the lost attempt stayed in its ATR\n{cleanerOutput}");
 
-    private async Task<int> ValueOf(string key)
-    {
-        using var doc = await Collection.GetAsync(key);
-        return doc.ContentAs<JsonObject>()!["v"]!.GetValue<int>();
-    }
 }

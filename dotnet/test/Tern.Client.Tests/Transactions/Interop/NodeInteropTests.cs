@@ -135,7 +135,7 @@ public class NodeInteropTests(CouchbaseFixture fixture) : IClassFixture<Couchbas
         await node.WriteLineAsync("commit");
         await node.ExpectLineAsync("committed");
         await writer;
-        Assert.Equal(11, await ValueOf(key));
+        Assert.Equal(11, await Collection.ValueOf(key));
     }
 
     [Fact]
@@ -165,7 +165,7 @@ public class NodeInteropTests(CouchbaseFixture fixture) : IClassFixture<Couchbas
         var result = await node.ReadJsonAsync();
         Assert.True(result["ok"]!.GetValue<bool>(), result.ToJsonString());
         Assert.True(result["attempts"]!.GetValue<int>() >= 2, result.ToJsonString());
-        Assert.Equal(11, await ValueOf(key));
+        Assert.Equal(11, await Collection.ValueOf(key));
     }
 
     private static readonly System.Text.Json.JsonSerializerOptions UnescapedJson =
@@ -185,9 +185,4 @@ public class NodeInteropTests(CouchbaseFixture fixture) : IClassFixture<Couchbas
         return read;
     }
 
-    private async Task<int> ValueOf(string key)
-    {
-        using var doc = await Collection.GetAsync(key);
-        return doc.ContentAs<JsonObject>()!["v"]!.GetValue<int>();
-    }
 }
