@@ -39,15 +39,16 @@ internal static class ErrorClasses
     };
 }
 
-/// <summary>What a transaction raises when an attempt fails and is not retried.</summary>
+/// <summary>
+/// What a transaction raises when an attempt fails and is not retried. (Past the commit point
+/// nothing is raised: an unstaging that fails leaves the attempt to cleanup, and the transaction
+/// reports <see cref="TransactionResult.UnstagingComplete"/> false.)
+/// </summary>
 internal enum FinalError
 {
     Failed,
     Expired,
     Ambiguous,
-
-    /// <summary>The attempt committed but could not finish unstaging: a success whose <see cref="TransactionResult.UnstagingComplete"/> is false.</summary>
-    FailedPostCommit,
 }
 
 /// <summary>
@@ -73,8 +74,6 @@ internal sealed class TransactionOperationFailedException(ErrorClass errorClass,
     public TransactionOperationFailedException Expired() => Copy(raise: FinalError.Expired);
 
     public TransactionOperationFailedException Ambiguous() => Copy(raise: FinalError.Ambiguous);
-
-    public TransactionOperationFailedException PostCommit() => Copy(raise: FinalError.FailedPostCommit, rollback: false);
 
     private TransactionOperationFailedException Copy(bool? retry = null, bool? rollback = null, FinalError? raise = null) =>
         new(Class, Message, InnerException)

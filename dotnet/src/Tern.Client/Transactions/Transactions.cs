@@ -79,8 +79,6 @@ public sealed class Transactions : IAsyncDisposable
                     failure = commitFailure;
                 }
             }
-            if (failure.Raise == FinalError.FailedPostCommit)
-                return new TransactionResult(run.Id, UnstagingComplete: false);
             if (failure.Rollback)
             {
                 try

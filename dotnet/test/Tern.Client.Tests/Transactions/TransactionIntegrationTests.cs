@@ -148,6 +148,24 @@ public class TransactionIntegrationTests(CouchbaseFixture fixture) : IClassFixtu
         Assert.Equal(11, await Collection.ValueOf(account));
     }
 
+    [Fact]
+    public async Task TheAtrGoesToTheMetadataCollection()
+    {
+        var key = Key("meta");
+        await Collection.UpsertAsync(key, new { v = 1 });
+        JsonObject? atr = null;
+
+        await Transactions.RunAsync(async ctx =>
+        {
+            await ctx.ReplaceAsync(await ctx.GetAsync(Collection, key), new { v = 2 });
+            using var links = await Collection.LookupInAsync(key, specs => specs.Get("txn.atr", isXattr: true));
+            atr = links.ContentAs<JsonObject>(0);
+        }, Options with { MetadataCollection = new TransactionKeyspace(CouchbaseFixture.BucketName, "app", "orders") });
+
+        Assert.Equal("""{"id":"%s","bkt":"default","scp":"app","coll":"orders"}""".Replace("%s", AtrIds.ForKey(key)), atr!.ToJsonString());
+        Assert.Equal(2, await Collection.ValueOf(key));
+    }
+
     private string Key(string name) => $"txn-{name}-{_run}";
 
 }
