@@ -145,6 +145,65 @@ public class AttemptStateMachineTests
         AssertTransferred();
     }
 
+    [Theory]
+    [InlineData("b")] // an insert meets another attempt's staged insert
+    [InlineData("gone")] // a remove meets another attempt's staged replace
+    public async Task InsertsAndRemovesWaitForAnotherAttemptsStagedChange(string key)
+    {
+        var id = new DocId(Keyspace, key);
+        var foreign = _kv.StageForeign(id, """{"v":100}""");
+        _kv.Before("GetAtr", () => _kv.RollBackForeign(id, foreign), occurrence: 3);
+
+        await Run(Transfer);
+
+        await Settle();
+        AssertTransferred();
+    }
+
+    [Theory]
+    [InlineData("AtrAborted")]
+    [InlineData("Unlink")]
+    [InlineData("AtrRemove")]
+    public async Task ExpiryDuringARollbackStillEndsWithNothingApplied(string step)
+    {
+        _kv.Before(step, () => _time.Advance(Timeout + TimeSpan.FromMilliseconds(1)));
+        var thrown = new InvalidOperationException("no");
+
+        var error = await Assert.ThrowsAsync<TransactionFailedException>(() => Run(async ctx =>
+        {
+            await Transfer(ctx);
+            throw thrown;
+        }));
+
+        Assert.Same(thrown, error.InnerException);
+        await Settle();
+        Assert.Equal("""{"v":1}""", _kv.Body(A));
+        Assert.Null(_kv.Body(B));
+        Assert.Equal("""{"v":9}""", _kv.Body(Gone));
+        Assert.Empty(_kv.Entries());
+    }
+
+    [Theory]
+    [InlineData("AtrAborted")]
+    [InlineData("Unlink")]
+    [InlineData("AtrRemove")]
+    public async Task AnAmbiguousWriteDuringARollbackIsRetried(string step)
+    {
+        _kv.Fail(step, new DurabilityAmbiguousException("k", DurabilityLevel.Majority), applied: true);
+
+        await Assert.ThrowsAsync<TransactionFailedException>(() => Run(async ctx =>
+        {
+            await Transfer(ctx);
+            throw new InvalidOperationException("no");
+        }));
+
+        await Settle();
+        Assert.Equal("""{"v":1}""", _kv.Body(A));
+        Assert.Null(_kv.Body(B));
+        Assert.Empty(_kv.Entries());
+        Assert.False(_kv.HasLinks(A));
+    }
+
     [Fact]
     public async Task AConflictThatOutlastsTheTransactionExpiresIt()
     {

@@ -49,7 +49,10 @@ internal sealed class ScriptedKv(FakeTimeProvider time) : ITransactionKv, IClean
             return _atrs.Values.SelectMany(e => e.Select(kv => $"{kv.Key}:{AttemptStates.Name(kv.Value.State)}")).ToList();
     }
 
-    /// <summary>Stages a change by a foreign attempt (of another client) in <paramref name="id"/>, its entry PENDING.</summary>
+    /// <summary>
+    /// Stages a change by a foreign attempt (of another client) in <paramref name="id"/>, its entry
+    /// PENDING: a replace of the document, or an insert (a tombstone with links) when it does not exist.
+    /// </summary>
     public (DocId Atr, string Attempt) StageForeign(DocId id, string json)
     {
         var atr = new DocId(id.Keyspace with { Scope = "_default", Collection = "_default" }, "_txn:atr-0-#14");
@@ -60,9 +63,9 @@ internal sealed class ScriptedKv(FakeTimeProvider time) : ITransactionKv, IClean
             {
                 ["id"] = new JsonObject { ["txn"] = "foreign-txn", ["atmpt"] = attempt, ["op"] = "op" },
                 ["atr"] = new JsonObject { ["id"] = atr.Key, ["bkt"] = atr.Keyspace.Bucket, ["scp"] = "_default", ["coll"] = "_default" },
-                ["op"] = new JsonObject { ["type"] = "replace" },
+                ["op"] = new JsonObject { ["type"] = _docs.ContainsKey(id) ? "replace" : "insert" },
             };
-            var doc = _docs[id];
+            var doc = _docs.TryGetValue(id, out var existing) ? existing : new Doc([], Transcoders.DocumentFlags.Json, 0, true, null, null);
             _docs[id] = doc with { Cas = ++_cas, Links = links, Staged = System.Text.Encoding.UTF8.GetBytes(json) };
             Atr(atr)[attempt] = new Entry("foreign-txn", AttemptState.Pending, NowMs(), 15000, false, null);
         }
