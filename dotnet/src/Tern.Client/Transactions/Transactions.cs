@@ -41,7 +41,10 @@ public sealed class Transactions : IAsyncDisposable
     public async Task<TransactionResult> RunAsync(Func<AttemptContext, Task> logic, TransactionOptions? options = null)
     {
         ArgumentNullException.ThrowIfNull(logic);
-        var run = new TransactionRun(TransactionRun.NewId(), options?.Timeout ?? _config.ExpirationTime,
+        var timeout = options?.Timeout ?? _config.ExpirationTime;
+        if (timeout <= TimeSpan.Zero)
+            throw new InvalidArgumentException($"a transaction's timeout is {timeout.TotalMilliseconds:0} ms; it must be more than 0");
+        var run = new TransactionRun(TransactionRun.NewId(), timeout,
             options?.DurabilityLevel ?? _config.DurabilityLevel, options?.MetadataCollection ?? _config.MetadataCollection, _kv, _cleanup,
             _options.Transcoder, _options.TimeProvider, _config.AfterCommitPointHook);
         if (run.MetadataCollection is { } metadata)

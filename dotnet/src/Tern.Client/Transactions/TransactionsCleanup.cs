@@ -33,6 +33,9 @@ internal sealed class TransactionsCleanup : ITransactionCleanup, IAsyncDisposabl
 
     public TransactionsCleanup(TransactionsConfig config, ITransactionKv kv, ICleanupKv records, TimeProvider time, ILogger logger)
     {
+        if (config.CleanupWindow <= TimeSpan.Zero)
+            throw new Exceptions.InvalidArgumentException(
+                $"TransactionsConfig.CleanupWindow is {config.CleanupWindow.TotalMilliseconds:0} ms; it must be more than 0");
         _config = config;
         _kv = kv;
         _records = records;

@@ -244,6 +244,16 @@ public class AttemptStateMachineTests
         Assert.False(_kv.HasLinks(A));
     }
 
+    [Fact]
+    public async Task ATimeoutThatIsNotPositiveIsRefusedBeforeAnythingIsSent()
+    {
+        var error = await Assert.ThrowsAsync<InvalidArgumentException>(() =>
+            _transactions.RunAsync(Transfer, new TransactionOptions { Timeout = TimeSpan.Zero }));
+
+        Assert.Contains("must be more than 0", error.Message);
+        Assert.Empty(_kv.Calls);
+    }
+
     /// <summary>Replaces a, inserts b, removes gone.</summary>
     private async Task Transfer(AttemptContext ctx)
     {
