@@ -5,7 +5,8 @@
 //     stages a replace of REPLACE_KEY ({ "v": 2 }) and an insert of INSERT_KEY ({ "v": 3 }),
 //     prints "staged" and kills itself (SIGKILL) before the commit point: its attempt stays PENDING.
 //   commit-and-die CONNSTR KEY_PREFIX COUNT
-//     replaces KEY_PREFIX0 .. KEY_PREFIX{COUNT-1} with { "v": 2 }, printing "staged" after the
+//     replaces KEY_PREFIX0 .. KEY_PREFIX{COUNT-1} with { "v": 2 } and inserts KEY_PREFIXinserted
+//     ({ "v": 3 }), printing "staged" after the
 //     first, then commits: once its ATR entry says COMMITTED it prints "committed" and stops there,
 //     every document still staged, until the test kills it.
 // Its transactions expire after 2 s and it runs no cleanup of its own.
@@ -58,6 +59,7 @@ switch (command)
                     Console.Out.Flush();
                 }
             }
+            await ctx.InsertAsync(collection, $"{args[2]}inserted", new { v = 3 });
         }, new TransactionOptions { Timeout = TimeSpan.FromSeconds(5) });
         break; // not reached: the hook waits for the kill
     default:

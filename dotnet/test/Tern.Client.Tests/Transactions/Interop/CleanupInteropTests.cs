@@ -57,7 +57,19 @@ public class CleanupInteropTests(CleanupInteropTests.ShortWindowFixture fixture)
             await WaitUntilGone(entry, cleaner.Output);
             await cleaner.WriteLineAsync("stop");
         }
-        await AssertCommitted(prefix);
+        await AssertCommitted(prefix, withInsert: true);
+    }
+
+    [Fact]
+    public async Task TernClientFinishesTheCommitOfAnotherTernClientKilledInTheMiddleOfIt()
+    {
+        // Its staged insert too: a tombstone that cleanup turns into the document.
+        var (prefix, entry) = await KillMidCommit(
+            prefix => ChildProcess.TransactionDriver("commit-and-die", ConnectionString, prefix, MidCommitDocuments.ToString()),
+            stopsAtCommitPoint: true);
+        await using (await CleanerAsync())
+            await WaitUntilGone(entry, "");
+        await AssertCommitted(prefix, withInsert: true);
     }
 
     [Fact]
@@ -140,8 +152,13 @@ public class CleanupInteropTests(CleanupInteropTests.ShortWindowFixture fixture)
         Assert.Equal(6, await Collection.ValueOf(insertKey));
     }
 
-    private async Task AssertCommitted(string prefix)
+    private async Task AssertCommitted(string prefix, bool withInsert = false)
     {
+        if (withInsert)
+        {
+            Assert.Equal(3, await Collection.ValueOf($"{prefix}inserted"));
+            await Collection.AssertNoLinks($"{prefix}inserted");
+        }
         for (var i = 0; i < MidCommitDocuments; i++)
         {
             Assert.Equal(2, await Collection.ValueOf($"{prefix}{i}"));
