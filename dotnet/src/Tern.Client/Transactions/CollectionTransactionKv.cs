@@ -48,7 +48,7 @@ internal sealed partial class CollectionTransactionKv(Func<TransactionKeyspace, 
         }
         using (result)
         {
-            var metadata = TxnJson.Metadata(Element(result, DocumentSpec));
+            var metadata = ReadMetadata(Value(result, DocumentSpec));
             var links = ReadLinks(result);
             var body = result.Exists(BodySpec) ? result.ContentMemory(BodySpec).ToArray() : [];
             return new TxnDocument(id, result.Cas, result.IsDeleted, body, metadata.Flags ?? DocumentFlags.Json, links, metadata);
@@ -201,26 +201,36 @@ internal sealed partial class CollectionTransactionKv(Func<TransactionKeyspace, 
 
     private static TxnLinks? ReadLinks(LookupInResult result)
     {
-        var id = Element(result, IdSpec);
-        var atr = Element(result, AtrSpec);
-        if (id.ValueKind != JsonValueKind.Object && atr.ValueKind != JsonValueKind.Object)
+        var id = Value(result, IdSpec);
+        var atr = Value(result, AtrSpec);
+        if (id.IsEmpty && atr.IsEmpty)
             return null;
-        var aux = Element(result, AuxSpec);
         return new TxnLinks(
-            TxnJson.String(id, "txn"),
-            TxnJson.String(id, "atmpt"),
-            TxnJson.String(id, "op"),
-            TxnJson.String(atr, "id"),
-            TxnJson.String(atr, "bkt"),
-            TxnJson.String(atr, "scp"),
-            TxnJson.String(atr, "coll"),
-            StagedTypes.Parse(Element(result, TypeSpec) is { ValueKind: JsonValueKind.String } type ? type.GetString() : null),
+            JsonFields.String(id, "txn"u8),
+            JsonFields.String(id, "atmpt"u8),
+            JsonFields.String(id, "op"u8),
+            JsonFields.String(atr, "id"u8),
+            JsonFields.String(atr, "bkt"u8),
+            JsonFields.String(atr, "scp"u8),
+            JsonFields.String(atr, "coll"u8),
+            StagedTypes.Parse(JsonFields.String(Value(result, TypeSpec))),
             result.Exists(StagedJsonSpec) ? result.ContentMemory(StagedJsonSpec).ToArray() : null,
             result.Exists(StagedBinarySpec) ? result.ContentMemory(StagedBinarySpec).ToArray() : null,
-            aux.ValueKind == JsonValueKind.Object && aux.TryGetProperty("uf", out var uf) && uf.TryGetUInt32(out var flags) ? flags : null,
-            Element(result, Crc32Spec) is { ValueKind: JsonValueKind.String } crc ? crc.GetString() : null,
-            ForwardCompat.From(Element(result, FcSpec)));
+            JsonFields.UInt32(Value(result, AuxSpec), "uf"u8),
+            JsonFields.String(Value(result, Crc32Spec)),
+            result.Exists(FcSpec) ? ForwardCompat.From(Element(result, FcSpec)) : ForwardCompat.None);
     }
+
+    /// <summary>The <c>$document</c> XATTR's fields a staged change records to restore, and the flags.</summary>
+    private static DocumentMetadata ReadMetadata(ReadOnlySpan<byte> document) =>
+        document.IsEmpty
+            ? DocumentMetadata.None
+            : new DocumentMetadata(JsonFields.String(document, "CAS"u8), JsonFields.String(document, "revid"u8),
+                JsonFields.UInt32(document, "exptime"u8), JsonFields.String(document, "value_crc32c"u8), JsonFields.UInt32(document, "flags"u8));
+
+    /// <summary>A spec's raw JSON value; empty when its path is missing.</summary>
+    private static ReadOnlySpan<byte> Value(LookupInResult result, int index) =>
+        result.Exists(index) ? result.Content(index) : default;
 
     /// <summary>A spec's JSON value, or an undefined element when its path is missing.</summary>
     private static JsonElement Element(LookupInResult result, int index)

@@ -13,13 +13,20 @@ internal static class TxnJson
     // A binary document's links tell clients without binary support to stay away (what the official SDKs write).
     private static readonly string[] BinaryStages = ["WW_I", "WW_IG", "G", "CL_E"];
 
+    private static readonly byte[] EmptyList = "[]"u8.ToArray();
+
+    private const int RetainedCapacity = 64 * 1024;
+
+    // One writer and buffer per thread, reused: the JSON is copied out, the writer kept.
+    [ThreadStatic] private static ArrayBufferWriter<byte>? t_buffer;
+    [ThreadStatic] private static Utf8JsonWriter? t_writer;
+
     /// <summary>The <c>txn</c> object of a staged change, without its content and CRC (separate specs add them).</summary>
     public static byte[] Links(string transactionId, string attemptId, string operationId, DocId atr, StagedType type,
-        uint stagedFlags, DocumentMetadata? restore, bool binary)
-    {
-        var buffer = new ArrayBufferWriter<byte>(256);
-        using (var writer = new Utf8JsonWriter(buffer))
+        uint stagedFlags, DocumentMetadata? restore, bool binary) =>
+        Write((transactionId, attemptId, operationId, atr, type, stagedFlags, restore, binary), static (writer, links) =>
         {
+            var (transactionId, attemptId, operationId, atr, type, stagedFlags, restore, binary) = links;
             writer.WriteStartObject();
             writer.WriteStartObject("id");
             writer.WriteString("txn", transactionId);
@@ -64,15 +71,12 @@ internal static class TxnJson
                 writer.WriteEndObject();
             }
             writer.WriteEndObject();
-        }
-        return buffer.WrittenSpan.ToArray();
-    }
+        });
 
     /// <summary>An ATR list (<c>ins</c>, <c>rep</c>, <c>rem</c>): one object per document, its collection as <c>col</c>.</summary>
-    public static byte[] DocList(IReadOnlyList<DocId> docs)
-    {
-        var buffer = new ArrayBufferWriter<byte>(64 + docs.Count * 96);
-        using (var writer = new Utf8JsonWriter(buffer))
+    public static byte[] DocList(IReadOnlyList<DocId> docs) => docs.Count == 0
+        ? EmptyList
+        : Write(docs, static (writer, docs) =>
         {
             writer.WriteStartArray();
             foreach (var doc in docs)
@@ -85,8 +89,23 @@ internal static class TxnJson
                 writer.WriteEndObject();
             }
             writer.WriteEndArray();
-        }
-        return buffer.WrittenSpan.ToArray();
+        });
+
+    private static byte[] Write<TState>(TState state, Action<Utf8JsonWriter, TState> write)
+    {
+        var buffer = t_buffer ??= new ArrayBufferWriter<byte>(512);
+        buffer.ResetWrittenCount();
+        var writer = t_writer;
+        if (writer is null)
+            t_writer = writer = new Utf8JsonWriter(buffer);
+        else
+            writer.Reset(buffer);
+        write(writer, state);
+        writer.Flush();
+        var json = buffer.WrittenSpan.ToArray();
+        if (buffer.Capacity > RetainedCapacity)
+            t_buffer = null; // a huge list must not pin its buffer to the thread
+        return json;
     }
 
     /// <summary>Every entry of an ATR's <c>attempts</c> XATTR.</summary>
@@ -120,17 +139,6 @@ internal static class TxnJson
         vbucket.ValueKind == JsonValueKind.Object && vbucket.TryGetProperty("HLC", out var hlc) && hlc.ValueKind == JsonValueKind.Object
             ? ServerClock.MillisecondsOfHlc(String(hlc, "now"))
             : 0;
-
-    /// <summary>The <c>$document</c> XATTR's fields a staged change records to restore, and the flags.</summary>
-    public static DocumentMetadata Metadata(JsonElement document) =>
-        document.ValueKind != JsonValueKind.Object
-            ? DocumentMetadata.None
-            : new DocumentMetadata(
-                String(document, "CAS"),
-                String(document, "revid"),
-                document.TryGetProperty("exptime", out var exptime) && exptime.TryGetUInt32(out var e) ? e : null,
-                String(document, "value_crc32c"),
-                document.TryGetProperty("flags", out var flags) && flags.TryGetUInt32(out var f) ? f : null);
 
     public static string? String(JsonElement element, string name) =>
         element.ValueKind == JsonValueKind.Object && element.TryGetProperty(name, out var value) && value.ValueKind == JsonValueKind.String

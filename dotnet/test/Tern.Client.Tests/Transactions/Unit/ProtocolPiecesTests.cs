@@ -60,5 +60,23 @@ public class ProtocolPiecesTests
         Assert.Equal((true, TimeSpan.FromMilliseconds(250)), (retry!.Value.Retry, retry.Value.Delay));
     }
 
+    [Fact]
+    public void JsonFieldsReadOneLevelAndAnythingElseIsNull()
+    {
+        var document = """{"CAS":"0x01","nested":{"flags":7},"list":[1,{"x":2}],"flags":33554432,"exptime":0,"revid":"2"}"""u8;
+        Assert.Equal("0x01", JsonFields.String(document, "CAS"u8));
+        Assert.Equal(33554432u, JsonFields.UInt32(document, "flags"u8)); // not the nested one
+        Assert.Equal(0u, JsonFields.UInt32(document, "exptime"u8));
+        Assert.Null(JsonFields.String(document, "flags"u8)); // a number, asked as a string
+        Assert.Null(JsonFields.UInt32(document, "revid"u8));
+        Assert.Null(JsonFields.String(document, "missing"u8));
+        Assert.Null(JsonFields.String("[1,2]"u8, "CAS"u8));
+        Assert.Null(JsonFields.String("{\"CAS\":"u8, "CAS"u8)); // cut short
+        Assert.Null(JsonFields.UInt32("""{"uf":-1}"""u8, "uf"u8));
+        Assert.Equal("replace", JsonFields.String("\"replace\""u8));
+        Assert.Null(JsonFields.String(""u8));
+        Assert.Null(JsonFields.String("12"u8));
+    }
+
     private static ForwardCompat Compat(string json) => ForwardCompat.From(JsonDocument.Parse(json).RootElement);
 }
