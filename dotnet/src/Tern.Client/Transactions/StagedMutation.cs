@@ -11,8 +11,6 @@ internal sealed class StagedMutations
 {
     private readonly List<StagedMutation> _mutations = [];
 
-    public int Count => _mutations.Count;
-
     public IReadOnlyList<StagedMutation> All => _mutations;
 
     public StagedMutation? Find(DocId id) => _mutations.Find(mutation => mutation.Id == id);

@@ -11,11 +11,7 @@ internal sealed record TxnDocument(
     ReadOnlyMemory<byte> Body,
     uint Flags,
     TxnLinks? Links,
-    DocumentMetadata Metadata)
-{
-    /// <summary>True when the document holds no committed body: it is a tombstone, possibly with a staged insert.</summary>
-    public bool IsTombstone => IsDeleted;
-}
+    DocumentMetadata Metadata);
 
 /// <summary>A document's address: its collection and key.</summary>
 internal readonly record struct DocId(TransactionKeyspace Keyspace, string Key)
