@@ -9,12 +9,13 @@ set -euo pipefail
 # libcpp-httplib-dev: the management port's HTTP server; prometheus: promtool checks /metrics;
 # chromium: the console's browser test (driven by puppeteer-core from npm); clang-14 and
 # libclang-rt-14-dev: the sanitizer build, which is also the libFuzzer build (make fuzz);
+# libbloom-dev: full eviction's bloom filters;
 # openssl: the certificates of make run and the TLS tests (scripts/dev-certs.sh, test-certs.sh).
 APT_PACKAGES=(
   cmake ninja-build g++ pkg-config clang-14 libclang-rt-14-dev
   libasio-dev libcli11-dev rapidjson-dev libspdlog-dev libfmt-dev
   libssl-dev openssl zlib1g-dev libsnappy-dev libtomlplusplus-dev libsimdjson-dev libboost-dev nodejs
-  librocksdb-dev libgtest-dev libgmock-dev libbenchmark-dev liburing-dev
+  librocksdb-dev libbloom-dev libgtest-dev libgmock-dev libbenchmark-dev liburing-dev
   memcached libmemcached-tools valgrind linux-perf
   libcpp-httplib-dev prometheus chromium
 )

@@ -12,9 +12,10 @@
 #                     seconds (default 600)
 #   ternd_stop        SIGTERM (ternd flushes what is queued), then waits; fails unless ternd
 #                     exits with status 0
-#   ternd_bench_config QUOTA_MB [TYPE]
+#   ternd_bench_config QUOTA_MB [TYPE [EVICTION]]
 #                     writes $TERND_WORK/bench.toml and prints its path: one bucket `default`
-#                     of QUOTA_MB and TYPE (default couchbase), open to anonymous clients (the
+#                     of QUOTA_MB, TYPE (default couchbase) and eviction policy EVICTION
+#                     (value or full; default: the bucket type's), open to anonymous clients (the
 #                     STAT client), and user `bench` (password `password`, every bucket) for
 #                     kv_load
 # A caller's EXIT trap calls ternd_kill, which ends a ternd still running.
@@ -85,6 +86,7 @@ anonymous_bucket = "default"
 name = "default"
 type = "${2:-couchbase}"
 memory_quota_mb = $1
+${3:+eviction_policy = \"$3\"}
 
 [[user]]
 name = "bench"

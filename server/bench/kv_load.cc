@@ -58,6 +58,7 @@
 #include <stdexcept>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include "auth/test_scram_client.h"
@@ -90,6 +91,7 @@ struct Options {
   std::string bucket = "default";
   uint32_t collection_id = 8;
   unsigned keys = 10000;
+  unsigned first_key = 0;  // the key space is key:<first_key> ... key:<first_key + keys - 1>
   int server_pid = 0;
   std::string durability = "none";  // none, majority, persist-active, persist-majority
   unsigned sets_percent = 10;
@@ -148,7 +150,7 @@ struct Workload {
     // default timeout applies.
     std::string durability;
     if (const uint8_t level = options.durability_level()) durability = {'\x11', char(level)};
-    for (unsigned i = 0; i < options.keys; ++i) {
+    for (unsigned i = options.first_key; i < options.first_key + options.keys; ++i) {
       const std::string logical = fmt::format("key:{:012}", i);  // 16 bytes
       std::string wire = logical;
       uint16_t vbucket = 0;
@@ -334,31 +336,41 @@ Socket open_connection(const Options& options, SSL_CTX* tls, uint32_t index) {
   return socket;
 }
 
-// Stores every key once, so that every GET of the load hits.
+// Stores every key once, so that every GET of the load hits. A SET the server refuses for
+// want of memory (ENOMEM, TMPFAIL: a full-eviction bucket whose flusher is behind, so that
+// nothing can be evicted yet) is sent again after a millisecond, as an SDK retries it.
 void preload(const Socket& socket, const Workload& workload) {
   constexpr size_t kBatch = 100;
   const auto& sets = workload.sets;
   for (size_t begin = 0; begin < sets.size(); begin += kBatch) {
-    const size_t end = std::min(begin + kBatch, sets.size());
-    std::vector<uint8_t> batch;
-    for (size_t i = begin; i < end; ++i) batch.insert(batch.end(), sets[i].begin(), sets[i].end());
-    socket.send_all(batch);
-    std::vector<uint8_t> in;
-    size_t used = 0;
-    for (size_t answered = begin; answered < end;) {
-      used = socket.receive_some(in, used);
-      size_t size;
-      while ((size = complete_response(std::span(in).first(used))) != 0) {
-        const auto status = protocol::load_be16(in.data() + 6);
-        if (status != 0) {
-          throw std::runtime_error(fmt::format("preload SET: status 0x{:04x} ({})", status,
-                                               protocol::status_text(Status(status))));
+    std::vector<size_t> pending(std::min(kBatch, sets.size() - begin));
+    for (size_t i = 0; i < pending.size(); ++i) pending[i] = begin + i;
+    while (!pending.empty()) {
+      std::vector<uint8_t> batch;
+      for (const size_t i : pending) batch.insert(batch.end(), sets[i].begin(), sets[i].end());
+      socket.send_all(batch);
+      std::vector<size_t> refused;
+      std::vector<uint8_t> in;
+      size_t used = 0;
+      for (size_t answered = 0; answered < pending.size();) {
+        used = socket.receive_some(in, used);
+        size_t size;
+        while ((size = complete_response(std::span(in).first(used))) != 0) {
+          const auto status = protocol::load_be16(in.data() + 6);
+          if (status == uint16_t(Status::Enomem) || status == uint16_t(Status::Etmpfail)) {
+            refused.push_back(pending[answered]);
+          } else if (status != 0) {
+            throw std::runtime_error(fmt::format("preload SET: status 0x{:04x} ({})", status,
+                                                 protocol::status_text(Status(status))));
+          }
+          std::copy(in.begin() + static_cast<ptrdiff_t>(size),
+                    in.begin() + static_cast<ptrdiff_t>(used), in.begin());
+          used -= size;
+          ++answered;
         }
-        std::copy(in.begin() + static_cast<ptrdiff_t>(size),
-                  in.begin() + static_cast<ptrdiff_t>(used), in.begin());
-        used -= size;
-        ++answered;
       }
+      if (!refused.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      pending = std::move(refused);
     }
   }
 }
@@ -590,6 +602,8 @@ int main(int argc, char** argv) {
   app.add_option("--collection-id", options.collection_id,
                  "couchbase mode: collection of the keys");
   app.add_option("--keys", options.keys, "size of the key space")->check(CLI::PositiveNumber);
+  app.add_option("--first-key", options.first_key,
+                 "number of the first key (a preload of keys another preload did not store)");
   app.add_option("--server-pid", options.server_pid, "report this process's CPU time per op");
   app.add_option("--durability", options.durability,
                  "couchbase mode: every request a SET with this durability level")

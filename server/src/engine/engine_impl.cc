@@ -30,7 +30,10 @@ Engine::Impl::Impl(const Config& config, const Clock& clock_in)
       origin_ms(clock_in.steady_ms()),
       shards(new Shard[shard_count]),
       last_pressure_signal_ms(std::numeric_limits<int64_t>::min() / 2) {
-  for (size_t i = 0; i < shard_count; ++i) shards[i].index = i;
+  for (size_t i = 0; i < shard_count; ++i) {
+    shards[i].index = i;
+    shards[i].keys_on_disk = KeyFilter(config.bloom_filter_fp_rate);
+  }
 }
 
 size_t Engine::Impl::apply_flush(Shard& shard, std::unique_lock<std::mutex>& lock, int64_t now,

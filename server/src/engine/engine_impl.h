@@ -22,6 +22,7 @@
 #include "engine/collection_key.h"
 #include "engine/engine.h"
 #include "engine/hash_table.h"
+#include "engine/key_filter.h"
 #include "engine/vbucket.h"
 
 namespace tern::engine {
@@ -63,12 +64,15 @@ struct alignas(64) Shard {
   // Full eviction: live documents of this shard's keys that are on disk only (evicted whole,
   // or left there by warmup). Counted in curr_items; a fetch that brings one back uncounts it.
   size_t evicted_documents = 0;
-  // Full eviction: whether any key of this shard ever left memory while the disk kept it
-  // (evicted whole, or left on disk by warmup). Until then a key missing from memory is
-  // absent on disk too (or only expired or removed there), so a miss needs no fetch. It
-  // never goes back: a count would have to follow every way a record outlives its key in
-  // memory, and one missed decrement would make a key on disk read as absent.
-  bool keys_left_memory = false;
+  // Full eviction: the keys of this shard that left memory while the disk kept them (evicted
+  // whole, or left on disk by warmup). A key missing from memory that the filter rules out is
+  // absent on disk too (or only expired or removed there), so its miss needs no fetch. Keys
+  // are never taken out: one that is back in memory is found there first, and one the disk
+  // no longer holds costs a read that finds nothing. Only rebuild_key_filters() starts afresh.
+  KeyFilter keys_on_disk;
+  // Set while rebuild_key_filters() reads the disk: the filter taking this shard's place, which
+  // remember_on_disk() fills too, so that a key leaving memory meanwhile is in both.
+  std::unique_ptr<KeyFilter> keys_on_disk_rebuild;
   // Full eviction: what the disk still holds of a flush until the flusher clears it
   // (Engine::flush) reads as absent: the records of this shard's keys with a CAS below this.
   uint64_t flushed_below_cas = 0;
@@ -220,6 +224,13 @@ struct Engine::Impl {
     }
   }
 
+  // Full eviction: `key` of `shard` leaves memory while the disk keeps it (Shard::keys_on_disk).
+  // Call before the key's slot goes: it may throw std::bad_alloc, and then nothing changed.
+  static void remember_on_disk(Shard& shard, std::string_view key) {
+    shard.keys_on_disk.add(key);
+    if (shard.keys_on_disk_rebuild) shard.keys_on_disk_rebuild->add(key);
+  }
+
   // The dirty queues. Make room with reserve_dirty() before changing anything (it may throw
   // std::bad_alloc); queue_dirty() then cannot fail. It returns whether the queues were
   // empty since the last take: the caller must then call notify_dirty() once it has
@@ -351,7 +362,8 @@ class KeyAccess {
   // write, and the committed state is in memory (nothing of such a key is evicted) or, when
   // nothing of it is there, absent.
   bool on_disk_only() const {
-    return impl_.full_eviction && index_ == HashTable::npos && shard_.keys_left_memory &&
+    return impl_.full_eviction && index_ == HashTable::npos &&
+           shard_.keys_on_disk.may_contain(key_) &&
            (shard_.prepared.empty() || !shard_.prepared.contains(key_));
   }
 

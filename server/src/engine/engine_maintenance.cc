@@ -73,8 +73,10 @@ size_t evict_slot(Engine::Impl& impl, Shard& shard, size_t index, std::vector<It
                   size_t& next) {
   if (!impl.persistent || impl.full_eviction) {
     next = index;  // look at it again
+    const Item& item = *shard.table.at(index).item;
+    // An absent marker's key is not on disk: it may go without a trace.
+    if (impl.full_eviction && !item.absent) Engine::Impl::remember_on_disk(shard, item.key());
     const size_t charge = impl.remove_slot(shard, index, evicted.emplace_back());
-    if (impl.full_eviction && !evicted.back()->absent) shard.keys_left_memory = true;
     // A tombstone (or an absent marker) is not an item: dropping one frees memory but
     // evicts nothing.
     if (!evicted.back()->deleted) {
@@ -268,6 +270,9 @@ Stats Engine::stats() const {
       impl_->settle_flush(shard, lock, impl_->clock.steady_ms());
       stats.curr_items += shard.table.size() - shard.tombstones + shard.evicted_documents;
       stats.num_non_resident += shard.non_resident + shard.evicted_documents;
+      stats.bloom_filter_keys += shard.keys_on_disk.keys();
+      stats.bloom_filter_memory += shard.keys_on_disk.bytes();
+      if (shard.keys_on_disk_rebuild) stats.bloom_filter_memory += shard.keys_on_disk_rebuild->bytes();
     }
     for (size_t c = 0; c < static_cast<size_t>(Counter::Count); ++c) {
       totals[c] += shard.counters.get(static_cast<Counter>(c));
@@ -276,7 +281,7 @@ Stats Engine::stats() const {
 #define TERN_ENGINE_COUNTER(member, ...) \
   stats.member = totals[static_cast<size_t>(Counter::member)];
 #include "metrics/stats.def"
-  // The TERN_ENGINE_VALUE lines (curr_items and num_non_resident are summed above).
+  // The TERN_ENGINE_VALUE lines (curr_items, num_non_resident and the bloom filters' are summed above).
   stats.mem_used = mem_used();
   stats.mem_used_highwat = impl_->mem_used_highwat.load(std::memory_order_relaxed);
   stats.mem_quota = impl_->memory_quota;

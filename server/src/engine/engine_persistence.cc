@@ -127,9 +127,9 @@ Engine::Restored Engine::restore(std::shared_ptr<Item> item) {
   // Full eviction leaves on disk what does not fit below the low watermark; a newer write
   // still removes what an older one left in memory.
   if (impl_->full_eviction && !fits_below(*item, impl_->low_watermark)) {
+    Impl::remember_on_disk(shard, item->key());  // first: it may throw, changing nothing
     if (entry) impl_->remove_slot(shard, access.index(), replaced);
     if (!item->deleted) ++shard.evicted_documents;
-    shard.keys_left_memory = true;
     return Restored::OnDiskOnly;
   }
   std::shared_ptr<Item> loaded = std::move(item);

@@ -32,10 +32,10 @@ Config full_eviction_config(size_t quota_bytes = 1024 * 1024) {
 
 class FullEvictionTest : public ::testing::Test {
  protected:
-  FullEvictionTest()
+  explicit FullEvictionTest(const Config& config = full_eviction_config())
       : store_(storage::open_rocksdb_store(dir_.sub("bucket"), {})),
         executor_(clock_),
-        data_(std::make_unique<PersistentEngine>(clock_, full_eviction_config())) {
+        data_(std::make_unique<PersistentEngine>(clock_, config)) {
     start_fetcher();
   }
 
@@ -75,6 +75,19 @@ class FullEvictionTest : public ::testing::Test {
   executor::ManualExecutor executor_;
   std::unique_ptr<PersistentEngine> data_;
   std::unique_ptr<BgFetcher> fetcher_;
+};
+
+// Without its bloom filter (a false-positive rate of 1), a shard that evicted anything reads
+// the disk for every key missing from memory: what a filter's false positive costs, made
+// certain, so that the tests below reach the path where the disk does not hold the key.
+class FullEvictionWithoutFilterTest : public FullEvictionTest {
+ protected:
+  FullEvictionWithoutFilterTest() : FullEvictionTest(without_filter()) {}
+  static Config without_filter() {
+    Config config = full_eviction_config();
+    config.bloom_filter_fp_rate = 1;
+    return config;
+  }
 };
 
 TEST_F(FullEvictionTest, OnlyWhatIsOnDiskLeavesMemoryAndEveryDocumentStillCounts) {
@@ -168,7 +181,29 @@ TEST_F(FullEvictionTest, WhileNothingOfAShardIsOnDiskOnlyAMissNeedsNoFetch) {
   EXPECT_TRUE(engine().on_disk_only("new")) << "now its shard has a key on disk only";
 }
 
-TEST_F(FullEvictionTest, AKeyTheDiskDoesNotHoldKeepsAMarkerUntilItIsWritten) {
+// The bloom filter of the keys that left memory: after whole shards were evicted, a key never
+// written is ruled out (no fetch, no marker), while every evicted key still reads the disk.
+TEST_F(FullEvictionTest, AKeyThatNeverLeftMemoryNeedsNoFetchAfterEviction) {
+  evict_some_of_every_shard();
+  const Stats stats = engine().stats();
+  EXPECT_EQ(stats.bloom_filter_keys, 64u);
+  EXPECT_GT(stats.bloom_filter_memory, 0u);
+  int ruled_out = 0;
+  for (int i = 0; i < 1000; ++i) ruled_out += !engine().on_disk_only("never" + std::to_string(i));
+  EXPECT_GE(ruled_out, 990) << "at most the configured 1% may cost a read";
+  for (int i = 0; i < 64; ++i) EXPECT_TRUE(engine().on_disk_only("filler" + std::to_string(i)));
+
+  // A miss and a first insert of a ruled-out key go ahead at once, and leave no marker.
+  const uint64_t before = engine().mem_used();
+  EXPECT_EQ(engine().get("never-written").status, Status::NotFound);
+  EXPECT_EQ(engine().mem_used(), before);
+  EXPECT_EQ(set("never-written", "v").status, Status::Success);
+  EXPECT_EQ(data_->value_of("never-written"), "v");
+  EXPECT_EQ(fetcher_->fetched(), 0u);
+  EXPECT_EQ(engine().stats().curr_items, 65u);
+}
+
+TEST_F(FullEvictionWithoutFilterTest, AKeyTheDiskDoesNotHoldKeepsAMarkerUntilItIsWritten) {
   evict_some_of_every_shard();
   const uint64_t before = engine().mem_used();
   ASSERT_TRUE(engine().on_disk_only("never"));
@@ -201,7 +236,7 @@ TEST_F(FullEvictionTest, AKeyTheDiskDoesNotHoldKeepsAMarkerUntilItIsWritten) {
   EXPECT_EQ(engine().mem_used(), 0u) << "the marker left no charge behind";
 }
 
-TEST_F(FullEvictionTest, AMarkerIsEvictedAtAnyTimeAndTheKeyIsReadAgain) {
+TEST_F(FullEvictionWithoutFilterTest, AMarkerIsEvictedAtAnyTimeAndTheKeyIsReadAgain) {
   evict_some_of_every_shard();
   fetch("never");
   ASSERT_FALSE(engine().on_disk_only("never"));
@@ -262,7 +297,7 @@ TEST_F(FullEvictionTest, AnExpiredDocumentIsPurgedNotEvicted) {
   EXPECT_FALSE(engine().on_disk_only("k")) << "evicted, it would still count as an item";
 }
 
-TEST_F(FullEvictionTest, WhatAFlushDroppedStaysAbsentAfterOtherKeysAreEvicted) {
+TEST_F(FullEvictionWithoutFilterTest, WhatAFlushDroppedStaysAbsentAfterOtherKeysAreEvicted) {
   set("flushed", "old");
   flush();
   engine().flush(0);
@@ -339,6 +374,11 @@ TEST_F(FullEvictionTest, WarmupLeavesOnDiskWhatDoesNotFitAndCountsIt) {
   EXPECT_EQ(warmup.skipped(), 0u) << "full eviction never runs out of room for metadata";
   EXPECT_LE(engine().mem_used(), engine().low_watermark_bytes());
   EXPECT_EQ(engine().stats().curr_items, static_cast<uint64_t>(kKeys));
+  // The keys left on disk are in the bloom filters: each reads the disk; new keys need not.
+  EXPECT_EQ(engine().stats().bloom_filter_keys, warmup.on_disk_only());
+  int ruled_out = 0;
+  for (int i = 0; i < 1000; ++i) ruled_out += !engine().on_disk_only("new" + std::to_string(i));
+  EXPECT_GE(ruled_out, 990);
 
   // Every document reads back, through a fetch where it stayed on disk; the pager makes room.
   for (int i = 0; i < kKeys; ++i) {
