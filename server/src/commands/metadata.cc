@@ -41,7 +41,8 @@ Outcome get_replica(const Command& cmd) { return get(cmd); }
 
 // The value is the vbucket uuid the client knows. The answer: format u8 (0: that uuid is
 // still current), vbucket u16, current uuid u64, persisted seqno u64, current seqno u64; or
-// format 1 with the client's uuid and the seqno it was last seen at appended. A persistent
+// format 1 with the client's uuid and the seqno its history ended at appended (the vbucket's
+// failover log tells it: engine/failover_log.h). A persistent
 // bucket reports how far the flusher has written the vbucket; an ephemeral one persists
 // nothing, so its persisted seqno is the current one, as in Couchbase's memory-only buckets.
 Outcome observe_seqno(const Command& cmd) {
@@ -70,9 +71,10 @@ Outcome observe_seqno(const Command& cmd) {
   protocol::store_be64(body + 19, seqno);
   size_t size = 27;
   if (failed_over) {
-    // The history the client knew is gone, and with it where it ended; 0 says "unknown".
+    // Where the history the client knew ended, from the failover log; 0 says "unknown" (a
+    // uuid the log does not hold, or no longer).
     protocol::store_be64(body + 27, client_uuid);
-    protocol::store_be64(body + 35, 0);
+    protocol::store_be64(body + 35, vbucket->failover_log().end_of(client_uuid).value_or(0));
     size = 43;
   }
   cmd.reply.success(ReplyBody{.value = Command::as_text(std::span<const uint8_t>(body, size))});

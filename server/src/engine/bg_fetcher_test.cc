@@ -41,6 +41,12 @@ class CountingStore final : public storage::Store {
   }
   std::vector<storage::VBucketSeqno> high_seqnos() override { return inner_->high_seqnos(); }
   void compact() override { inner_->compact(); }
+  void write_meta(std::span<const storage::MetaEntry> entries) override {
+    inner_->write_meta(entries);
+  }
+  std::optional<std::string> read_meta(std::string_view name) override {
+    return inner_->read_meta(name);
+  }
 
   std::vector<std::string> reads;  // "vbucket:key", in order
   bool refuse_reads = false;

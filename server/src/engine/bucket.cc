@@ -132,7 +132,8 @@ void Bucket::make_persistent(std::unique_ptr<storage::Store> store) {
 bool Bucket::set_vbucket_state(uint16_t id, cluster::VBucketState state) {
   VBucket* target = vbucket(id);
   if (target == nullptr) return false;
-  target->set_state(state, random_u64() | 1);  // a uuid of 0 reads as "no history" to clients
+  target->set_state(state, new_failover_uuid());
+  if (persistence_) persistence_->save_failover_log(*target);
   return true;
 }
 

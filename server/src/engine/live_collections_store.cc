@@ -77,6 +77,14 @@ std::vector<storage::VBucketSeqno> LiveCollectionsStore::high_seqnos() {
 
 void LiveCollectionsStore::compact() { store_->compact(); }
 
+void LiveCollectionsStore::write_meta(std::span<const storage::MetaEntry> entries) {
+  store_->write_meta(entries);
+}
+
+std::optional<std::string> LiveCollectionsStore::read_meta(std::string_view name) {
+  return store_->read_meta(name);
+}
+
 void LiveCollectionsStore::remove_ranges(std::span<const storage::KeyRange> ranges,
                                          const std::function<void(const storage::Record&)>& visit) {
   std::lock_guard lock(mutex_);

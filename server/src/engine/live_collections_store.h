@@ -38,6 +38,8 @@ class LiveCollectionsStore final : public storage::Store {
   void scan(const std::function<bool(const storage::Record&)>& visit) override;
   std::vector<storage::VBucketSeqno> high_seqnos() override;
   void compact() override;
+  void write_meta(std::span<const storage::MetaEntry> entries) override;
+  std::optional<std::string> read_meta(std::string_view name) override;
   void remove_ranges(std::span<const storage::KeyRange> ranges,
                      const std::function<void(const storage::Record&)>& visit) override;
 

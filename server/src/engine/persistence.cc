@@ -1,5 +1,9 @@
 #include "engine/persistence.h"
 
+#include "engine/failover_logs_on_disk.h"
+
+#include <spdlog/spdlog.h>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -93,6 +97,19 @@ void Persistence::collect(metrics::Collector& collector) const {
 
 void Persistence::flush_before_exit() {
   if (flusher_) flusher_->flush_all();
+  // Before warmup is done the logs in memory are not the disk's: leave those as they are.
+  if (warm()) save_failover_logs(*store_, vbuckets_, /*clean=*/true);
+}
+
+void Persistence::save_failover_log(const VBucket& vbucket) {
+  if (!warm()) return;  // warmup writes every log once it has restored them
+  try {
+    engine::save_failover_log(*store_, vbucket);
+  } catch (const storage::StoreError& e) {
+    spdlog::error("vbucket {}: its failover log could not be written ({}); a clean shutdown "
+                  "writes it again",
+                  vbucket.id(), e.what());
+  }
 }
 
 }  // namespace tern::engine

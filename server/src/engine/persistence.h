@@ -70,9 +70,16 @@ class Persistence {
   bool flush(std::function<void()> on_disk);
 
   // A clean shutdown: once the executor has stopped the bucket's tasks (unregister), writes
-  // everything still queued, so nothing acknowledged is lost. Throws storage::StoreError when
-  // the store keeps refusing (Flusher::flush_all).
+  // everything still queued, so nothing acknowledged is lost, then the vbuckets' failover
+  // logs with the mark of a clean shutdown, so that the next start keeps their uuids
+  // (failover_logs_on_disk.h). Throws storage::StoreError when the store keeps refusing
+  // (Flusher::flush_all), and then writes no mark.
   void flush_before_exit();
+
+  // Writes `vbucket`'s failover log after its state changed (Bucket::set_vbucket_state); a
+  // store that refuses is logged, not thrown: the next clean shutdown writes every log.
+  // Nothing before warmup is done, which writes every log itself.
+  void save_failover_log(const VBucket& vbucket);
 
  private:
   // The flusher wrote a batch: completes the flushes whose clear it wrote.

@@ -61,6 +61,14 @@ class TestStore final : public storage::Store {
 
   void compact() override {}
 
+  void write_meta(std::span<const storage::MetaEntry> entries) override {
+    for (const storage::MetaEntry& entry : entries) meta_[std::string(entry.name)] = entry.value;
+  }
+  std::optional<std::string> read_meta(std::string_view name) override {
+    auto it = meta_.find(std::string(name));
+    return it == meta_.end() ? std::nullopt : std::optional(it->second);
+  }
+
   size_t size() const { return records_.size(); }
 
   int write_calls = 0;
@@ -75,6 +83,7 @@ class TestStore final : public storage::Store {
  private:
   std::map<std::pair<uint16_t, std::string>, storage::OwnedRecord> records_;
   std::map<uint16_t, uint64_t> high_seqnos_;
+  std::map<std::string, std::string> meta_;
 };
 
 }  // namespace tern::engine

@@ -3,7 +3,9 @@
 // Clients route each key to a vbucket by CRC; this node serves a request only if it holds
 // that vbucket in the active state. Each vbucket numbers its mutations with a sequence
 // number (seqno) that only grows, qualified by a uuid that names this history of it: a
-// client that saw (uuid, seqno) can later ask whether that mutation is still there.
+// client that saw (uuid, seqno) can later ask whether that mutation is still there. Its
+// failover log keeps the histories (failover_log.h); a persistent bucket stores it beside the
+// documents (Warmup), so that a clean restart keeps the uuid.
 //
 // The documents themselves live in the bucket's hash table, shared by all its vbuckets:
 // memcached clients send every key on vbucket 0, and one table sharded by key hash keeps
@@ -13,8 +15,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 
 #include "cluster/vbucket_state.h"
+#include "engine/failover_log.h"
 
 namespace tern::engine {
 
@@ -31,11 +35,24 @@ class alignas(64) VBucket {  // one cache line each: neighbours are written by o
 
   cluster::VBucketState state() const { return state_.load(std::memory_order_acquire); }
 
-  // Moving into the active state from any other starts a new history: a new uuid, and the
-  // seqno carries on (it never goes back, so no client mistakes old numbers for new ones).
+  // Moving into the active state from any other starts a new history: `new_uuid` is added to
+  // the failover log after the current seqno, which carries on (it never goes back, so no
+  // client mistakes old numbers for new ones).
   void set_state(cluster::VBucketState state, uint64_t new_uuid);
 
+  // The current history's uuid (the failover log's newest): what a mutation token carries.
   uint64_t uuid() const { return uuid_.load(std::memory_order_acquire); }
+
+  // A copy of the failover log (failover_log.h).
+  FailoverLog failover_log() const;
+
+  // Warmup: takes the log the disk kept in place of the one this start began (a clean restart
+  // then keeps the uuid clients hold). Call before the vbucket serves anything.
+  void restore_failover_log(FailoverLog log);
+
+  // Starts a new history under `new_uuid` after the current seqno, whatever the state: what
+  // an unclean restart does, since mutations past the disk's high seqno may be lost.
+  void add_failover_entry(uint64_t new_uuid);
 
   // Counts one mutation and returns its seqno: 1 for the first, then one more each time.
   uint64_t record_mutation() { return seqno_.fetch_add(1, std::memory_order_acq_rel) + 1; }
@@ -60,6 +77,10 @@ class alignas(64) VBucket {  // one cache line each: neighbours are written by o
  private:
   uint16_t id_ = 0;  // written before any thread shares the vbucket
   std::atomic<cluster::VBucketState> state_{cluster::VBucketState::Dead};  // until given one
+  mutable std::mutex failover_mutex_;
+  FailoverLog failover_log_;  // guarded by failover_mutex_
+  // The log's current uuid, for readers that need no lock (every mutation's token); written
+  // under failover_mutex_ each time the log changes.
   std::atomic<uint64_t> uuid_{0};
   std::atomic<uint64_t> seqno_{0};
   std::atomic<uint64_t> persisted_seqno_{0};

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "engine/failover_logs_on_disk.h"
 #include "engine/record_item.h"
 
 namespace tern::engine {
@@ -68,7 +69,9 @@ bool Warmup::load() {
     }
     return true;
   });
-  return !cancelled;
+  if (cancelled) return false;
+  restore_failover_logs(store_, vbuckets_);  // once the high seqnos are all known
+  return true;
 }
 
 bool Warmup::run() {

@@ -15,6 +15,9 @@
 // stopping: Executor::unregister waits for the running task): the scan stops at the next
 // record, so that stopping does not wait for the whole warmup.
 //
+// Last, each vbucket takes back its failover log, with a new history if the last run did not
+// shut down cleanly (failover_logs_on_disk.h).
+//
 // Every record read raises the engine's CAS floor past its CAS, loaded or not, so that no CAS
 // issued after the restart repeats one a client may hold (Engine::raise_cas_floor).
 //

@@ -1,20 +1,9 @@
 #include "storage/record_codec.h"
 
+#include "common/little_endian.h"
+
 namespace tern::storage {
 namespace {
-
-// Byte-wise shifts rather than memcpy: the layout stays little-endian on any host.
-template <typename T>
-void put_le(char* out, T value) {
-  for (size_t i = 0; i < sizeof(T); ++i) out[i] = static_cast<char>(value >> (8 * i));
-}
-
-template <typename T>
-T get_le(const char* in) {
-  T value = 0;
-  for (size_t i = 0; i < sizeof(T); ++i) value |= T{static_cast<uint8_t>(in[i])} << (8 * i);
-  return value;
-}
 
 uint16_t get_be16(const char* in) {
   return static_cast<uint16_t>(static_cast<uint8_t>(in[0]) << 8 | static_cast<uint8_t>(in[1]));
@@ -80,6 +69,12 @@ std::optional<Record> decode_value(std::string_view bytes) {
   record.deleted = deleted == 1;
   record.value = bytes.substr(kValueHeaderSize);
   return record;
+}
+
+std::string encode_meta_key(std::string_view name) {
+  std::string out{kMetaPrefix, 'm'};
+  out.append(name);
+  return out;
 }
 
 std::string encode_seqno_key(uint16_t vbucket) {

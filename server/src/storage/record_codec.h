@@ -5,6 +5,7 @@
 //
 //   document   vbucket (be16) | document key (the engine's: bytes, 0x00 allowed)
 //   high seqno 0xFF 's' | vbucket (be16)        value: seqno (le64, 8 bytes)
+//   metadata   0xFF 'm' | name                  value: its bytes (Store::write_meta)
 //
 // Big-endian vbuckets make RocksDB's bytewise order the order scan() promises: vbucket by
 // vbucket, keys in byte order within one. Every key whose first byte is 0xFF belongs to the
@@ -76,6 +77,9 @@ std::optional<Record> decode_value(std::string_view bytes);
 std::string encode_seqno_key(uint16_t vbucket);
 // The vbucket of a high seqno key; nullopt for any other key.
 std::optional<uint16_t> decode_seqno_key(std::string_view bytes);
+// The RocksDB key of the bucket's metadata entry `name` (Store::write_meta).
+std::string encode_meta_key(std::string_view name);
+
 // Where high seqno keys begin and end: [kSeqnoKeysBegin, kSeqnoKeysEnd).
 inline constexpr std::string_view kSeqnoKeysBegin = "\xFFs";
 inline constexpr std::string_view kSeqnoKeysEnd = "\xFFt";

@@ -63,6 +63,12 @@ struct VBucketSeqno {
   uint64_t seqno = 0;
 };
 
+// One entry of the bucket's own metadata (Store::write_meta): a name and its bytes.
+struct MetaEntry {
+  std::string_view name;
+  std::string_view value;
+};
+
 struct StoreOptions {
   // Tombstones deleted longer ago than this are dropped when compaction meets them
   // (Couchbase's metadata purge interval), as are documents that expired that long ago.
@@ -118,6 +124,14 @@ class Store {
 
   // The persisted high seqno of every vbucket that has one.
   virtual std::vector<VBucketSeqno> high_seqnos() = 0;
+
+  // The bucket's own metadata, kept beside its records by name (each vbucket's failover log,
+  // the mark of a clean shutdown). write_meta writes `entries` as one atomic batch synced to
+  // disk, a later entry of a name replacing an earlier one; read_meta returns what was last
+  // written under `name`, or nullopt. A flush of the bucket (clear_and_write) keeps them.
+  // Both throw StoreError when the disk refuses.
+  virtual void write_meta(std::span<const MetaEntry> entries) = 0;
+  virtual std::optional<std::string> read_meta(std::string_view name) = 0;
 
   // Compacts the whole key range now, running the tombstone purge (tests, and an
   // administrator's compaction).

@@ -207,6 +207,25 @@ class RocksDBStore final : public Store {
     return out;
   }
 
+  void write_meta(std::span<const MetaEntry> entries) override {
+    if (entries.empty()) return;
+    rocksdb::WriteBatch batch;
+    for (const MetaEntry& entry : entries) {
+      check(batch.Put(encode_meta_key(entry.name), slice(entry.value)),
+            "cannot batch a metadata entry");
+    }
+    commit(batch);
+  }
+
+  std::optional<std::string> read_meta(std::string_view name) override {
+    std::string value;
+    const rocksdb::Status status =
+        db_->Get(rocksdb::ReadOptions(), encode_meta_key(name), &value);
+    if (status.IsNotFound()) return std::nullopt;
+    check(status, "cannot read the metadata entry " + std::string(name));
+    return value;
+  }
+
   void compact() override {
     rocksdb::CompactRangeOptions options;
     // The bottommost level too: that is where old tombstones settle.

@@ -114,6 +114,8 @@ TEST_F(StoreTest, ScanVBucketReadsOneVBucketsRangeInKeyOrder) {
     std::optional<OwnedRecord> get(uint16_t, std::string_view) override { return {}; }
     void scan(const std::function<bool(const Record&)>& visit) override { inner_.scan(visit); }
     std::vector<VBucketSeqno> high_seqnos() override { return {}; }
+    void write_meta(std::span<const MetaEntry>) override {}
+    std::optional<std::string> read_meta(std::string_view) override { return {}; }
     void compact() override {}
     Store& inner_;
   } filtered(*store);
