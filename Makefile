@@ -10,7 +10,7 @@ FUZZ_SECONDS ?= 30
 
 .DEFAULT_GOAL := help
 .PHONY: help all deps deps-dotnet build build-server build-dotnet run test test-server \
-        test-compat test-dotnet test-asan test-tsan fuzz test-under-load bench-server bench-collections bench-collections-instructions bench-instructions \
+        test-compat test-dotnet test-asan test-tsan fuzz test-under-load bench-server bench-full-eviction bench-collections bench-collections-instructions bench-instructions \
         bench-executor bench-durability bench-warmup bench-subdoc bench-lookup bench-metrics bench-seeds bench-sdk bench-sdk-alloc bench-sdk-tls-pairs bench-tls bench-scan bench-export bench-transactions bench-transactions-alloc bench-scan-alloc bench-scan-tern clean
 
 help: ## list the targets (what `make` alone does)
@@ -84,6 +84,9 @@ bench-durability: deps ## durable writes: each level through ternd, group commit
 
 bench-warmup: deps ## warmup: load 1M items, restart cleanly, time until warm (items/s)
 	@bash scripts/bench-warmup.sh
+
+bench-full-eviction: deps ## full eviction: 1M new keys into a bucket that has evicted; BASE=<rev> also measures that commit
+	@bash scripts/bench-full-eviction.sh $(BASE)
 
 bench-subdoc: deps ## sub-document lookup and upsert: splicing (simdjson On-Demand) against a rapidjson DOM
 	@bash scripts/bench-subdoc.sh

@@ -7,7 +7,8 @@
 # for the flusher to drain, then stores ITEMS keys never stored before (--first-key ITEMS) and
 # times that second load. Reports its rate, the share of those inserts that read the disk
 # (the rise of ep_bg_fetched over ITEMS) and the bloom filters' keys and bytes.
-# With BASE_REV it also builds that commit's ternd and measures it the same way, the two
+# With BASE_REV it also builds that commit's ternd (once: build/bench-base/<commit>/ternd) and
+# measures it the same way, the two
 # alternated REPETITIONS times, and prints the median rates and their ratio.
 # Environment: ITEMS (default 1000000), QUOTA_MB (default 64), REPETITIONS (default 3).
 set -euo pipefail
@@ -27,12 +28,19 @@ trap 'ternd_kill; git worktree remove --force "$TERND_WORK/base" >/dev/null 2>&1
 declare -A ternd_of=([this]=build/bench/server/ternd)
 names=(this)
 if [ -n "$base_rev" ]; then
-  echo "bench-full-eviction: building ternd at $base_rev"
-  git worktree add -q --detach "$TERND_WORK/base" "$base_rev"
-  cmake -S "$TERND_WORK/base/server" -B "$TERND_WORK/base/build" -G Ninja \
-    -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build "$TERND_WORK/base/build" --target ternd -j "$(nproc)" -- --quiet >/dev/null
-  ternd_of[base]=$TERND_WORK/base/build/ternd
+  # Built once per commit and kept (build/bench-base/<commit>/ternd): a rerun starts at once.
+  base_commit=$(git rev-parse --verify "$base_rev^{commit}")
+  base_ternd=build/bench-base/$base_commit/ternd
+  if [ ! -x "$base_ternd" ]; then
+    echo "bench-full-eviction: building ternd at $base_rev"
+    git worktree add -q --detach "$TERND_WORK/base" "$base_commit"
+    cmake -S "$TERND_WORK/base/server" -B "$TERND_WORK/base/build" -G Ninja \
+      -DCMAKE_BUILD_TYPE=Release >/dev/null
+    cmake --build "$TERND_WORK/base/build" --target ternd -j "$(nproc)" -- --quiet >/dev/null
+    mkdir -p "$(dirname "$base_ternd")"
+    cp "$TERND_WORK/base/build/ternd" "$base_ternd"
+  fi
+  ternd_of[base]=$base_ternd
   names+=(base)
 fi
 

@@ -38,14 +38,14 @@ BgFetcher::~BgFetcher() = default;
 
 void BgFetcher::start(executor::Executor& executor, executor::OwnerId owner) {
   task_ = executor.schedule(std::make_shared<BgFetchTask>(*this, owner), executor::kForever);
-  std::lock_guard guard(mutex_);
+  MutexLock guard(mutex_);
   executor_ = &executor;
 }
 
 void BgFetcher::fetch(std::string key, uint16_t filed_vbucket, std::function<void()> done) {
   executor::Executor* executor = nullptr;
   {
-    std::lock_guard guard(mutex_);
+    MutexLock guard(mutex_);
     const bool was_idle = queued_.empty();
     Queued& queued = queued_[std::move(key)];
     queued.filed_vbucket = filed_vbucket;
@@ -59,7 +59,7 @@ void BgFetcher::fetch(std::string key, uint16_t filed_vbucket, std::function<voi
 void BgFetcher::run_once() {
   std::map<std::string, Queued> batch;
   {
-    std::lock_guard guard(mutex_);
+    MutexLock guard(mutex_);
     batch.swap(queued_);
   }
   for (auto& [key, queued] : batch) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/mutex.h"
 #include "engine/engine.h"
 #include "executor/executor.h"
 #include "executor/task.h"
@@ -59,13 +60,13 @@ class BgFetcher {
   storage::Store& store_;
   executor::Executor* executor_ = nullptr;
   executor::TaskId task_ = 0;
-  std::mutex mutex_;
+  Mutex mutex_;
   // Queued fetches by key, each with its filed vbucket and the requests waiting for it.
   struct Queued {
     uint16_t filed_vbucket = 0;
     std::vector<std::function<void()>> waiters;
   };
-  std::map<std::string, Queued> queued_;
+  std::map<std::string, Queued> queued_ TERN_GUARDED_BY(mutex_);
   std::atomic<uint64_t> fetched_{0};
 };
 

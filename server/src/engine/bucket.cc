@@ -32,7 +32,10 @@ Bucket::Bucket(std::string name, Config config, cluster::CollectionsManifest man
       manifest_(nullptr),
       purger_(std::make_shared<CollectionPurger>(documents_, owner)),
       vbuckets_(std::make_unique<VBucket[]>(cluster::kVBucketCount)) {
-  publish(std::move(manifest));
+  {
+    MutexLock lock(manifest_mutex_);  // uncontended: nothing else has the bucket yet
+    publish(std::move(manifest));
+  }
   // A node serves every vbucket until an administrator installs a map that says otherwise.
   for (uint16_t id = 0; id < cluster::kVBucketCount; ++id) {
     vbuckets_[id].set_id(id);
@@ -65,7 +68,7 @@ void Bucket::wake_purger() {
 }
 
 void Bucket::start_collection_purger(executor::Executor& executor) {
-  std::lock_guard lock(manifest_mutex_);
+  MutexLock lock(manifest_mutex_);
   if (purger_executor_ != nullptr) {
     throw std::logic_error("bucket " + name_ + ": purger started twice");
   }
@@ -75,7 +78,7 @@ void Bucket::start_collection_purger(executor::Executor& executor) {
 
 ManifestChange Bucket::change_manifest(
     const std::function<cluster::ManifestEdit(const cluster::CollectionsManifest&)>& edit) {
-  std::lock_guard lock(manifest_mutex_);
+  MutexLock lock(manifest_mutex_);
   cluster::ManifestEdit next = edit(manifest());
   if (next.error != ManifestError::None) return {.error = next.error, .uid = manifest().uid()};
   const bool dropped = publish(std::move(*next.manifest));
@@ -109,12 +112,12 @@ ManifestChange Bucket::drop_collection(std::string_view scope, std::string_view 
 }
 
 void Bucket::replace_manifest(cluster::CollectionsManifest manifest) {
-  std::lock_guard lock(manifest_mutex_);
+  MutexLock lock(manifest_mutex_);
   if (publish(std::move(manifest))) wake_purger();
 }
 
 void Bucket::set_manifest_listener(std::function<void(Bucket&)> listener) {
-  std::lock_guard lock(manifest_mutex_);
+  MutexLock lock(manifest_mutex_);
   manifest_listener_ = std::move(listener);
 }
 
@@ -138,13 +141,13 @@ bool Bucket::set_vbucket_state(uint16_t id, cluster::VBucketState state) {
 }
 
 std::shared_ptr<const cluster::ClusterMap> Bucket::cluster_map() const {
-  std::lock_guard lock(map_mutex_);
+  MutexLock lock(map_mutex_);
   return map_;
 }
 
 bool Bucket::install_cluster_map(cluster::ClusterMap map) {
   auto replacement = std::make_shared<const cluster::ClusterMap>(std::move(map));
-  std::lock_guard lock(map_mutex_);
+  MutexLock lock(map_mutex_);
   if (map_ && map_->newer_than(replacement->epoch(), replacement->rev())) return false;
   map_ = std::move(replacement);
   return true;

@@ -26,6 +26,7 @@
 #include "cluster/collections_manifest.h"
 #include "cluster/vbucket_of.h"
 #include "common/clock.h"
+#include "common/mutex.h"
 #include "engine/collection_purger.h"
 #include "engine/engine.h"
 #include "engine/persistence.h"
@@ -152,24 +153,25 @@ class Bucket {
       const std::function<cluster::ManifestEdit(const cluster::CollectionsManifest&)>& edit);
   // Publishes `next` (to the engine first, so that it never accepts a key the dispatcher
   // refuses) and queues the collections it no longer has for the purger; returns whether it
-  // dropped any. The caller holds manifest_mutex_.
-  bool publish(cluster::CollectionsManifest next);
-  // Wakes the purger, if it was started. The caller holds manifest_mutex_.
-  void wake_purger();
+  // dropped any.
+  bool publish(cluster::CollectionsManifest next) TERN_REQUIRES(manifest_mutex_);
+  // Wakes the purger, if it was started.
+  void wake_purger() TERN_REQUIRES(manifest_mutex_);
 
   Engine documents_;
-  std::mutex manifest_mutex_;  // serialises the writers of the manifest
-  // Every manifest the bucket had, the current one last (see manifest()); guarded by
-  // manifest_mutex_.
-  std::vector<std::unique_ptr<const cluster::CollectionsManifest>> manifests_;
+  Mutex manifest_mutex_;  // serialises the writers of the manifest
+  // Every manifest the bucket had, the current one last (see manifest()).
+  std::vector<std::unique_ptr<const cluster::CollectionsManifest>> manifests_
+      TERN_GUARDED_BY(manifest_mutex_);
   std::atomic<const cluster::CollectionsManifest*> manifest_;
-  std::function<void(Bucket&)> manifest_listener_;  // guarded by manifest_mutex_
+  std::function<void(Bucket&)> manifest_listener_ TERN_GUARDED_BY(manifest_mutex_);
   const std::shared_ptr<CollectionPurger> purger_;
-  executor::Executor* purger_executor_ = nullptr;  // guarded by manifest_mutex_
-  executor::TaskId purger_id_ = 0;                 // guarded by manifest_mutex_
+  executor::Executor* purger_executor_ TERN_GUARDED_BY(manifest_mutex_) = nullptr;
+  executor::TaskId purger_id_ TERN_GUARDED_BY(manifest_mutex_) = 0;
   std::unique_ptr<VBucket[]> vbuckets_;
-  mutable std::mutex map_mutex_;  // guards the pointer, not the map: readers share the map
-  std::shared_ptr<const cluster::ClusterMap> map_;
+  mutable Mutex map_mutex_;
+  // The pointer is guarded, not the map: readers share the map.
+  std::shared_ptr<const cluster::ClusterMap> map_ TERN_GUARDED_BY(map_mutex_);
   std::unique_ptr<Persistence> persistence_;
   metrics::CommandStats command_stats_;
   std::atomic<bool> dropped_ = false;

@@ -16,12 +16,12 @@ CollectionPurger::CollectionPurger(Engine& engine, executor::OwnerId owner)
       engine_(engine) {}
 
 void CollectionPurger::add(std::span<const uint32_t> collection_ids) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   pending_.insert(pending_.end(), collection_ids.begin(), collection_ids.end());
 }
 
 bool CollectionPurger::idle() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return pending_.empty() && !busy_;
 }
 
@@ -51,7 +51,7 @@ bool CollectionPurger::purge_disk() {
 
 bool CollectionPurger::run() {
   if (current_.empty()) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     current_.swap(pending_);
     busy_ = !current_.empty();
     if (!busy_) {
@@ -83,7 +83,7 @@ bool CollectionPurger::run() {
                fmt::join(current_, ", "), swept_, store_ ? ", and their records on disk" : "");
   purges_.fetch_add(1, std::memory_order_relaxed);
   current_.clear();
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   busy_ = false;
   snooze(pending_.empty() ? executor::kForever : 0);
   return true;

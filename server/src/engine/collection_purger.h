@@ -22,6 +22,7 @@
 #include <span>
 #include <vector>
 
+#include "common/mutex.h"
 #include "engine/engine.h"
 #include "executor/task.h"
 #include "storage/store.h"
@@ -57,9 +58,9 @@ class CollectionPurger final : public executor::Task {
 
   Engine& engine_;
   storage::Store* store_ = nullptr;
-  mutable std::mutex mutex_;
-  std::vector<uint32_t> pending_;  // guarded by mutex_
-  bool busy_ = false;              // guarded by mutex_: current_ is being purged
+  mutable Mutex mutex_;
+  std::vector<uint32_t> pending_ TERN_GUARDED_BY(mutex_);
+  bool busy_ TERN_GUARDED_BY(mutex_) = false;  // current_ is being purged
   // Touched only by run(), which never runs concurrently with itself.
   std::vector<uint32_t> current_;
   bool disk_done_ = false;

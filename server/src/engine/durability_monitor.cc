@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/mutex.h"
+
 namespace tern::engine {
 namespace {
 
@@ -57,8 +59,8 @@ struct DurabilityMonitor::Impl {
     }
   }
 
-  // Moves every write of the vbucket at or below its persisted seqno to `done`. Lock held.
-  void take_persisted(uint16_t vbucket, std::vector<Completion>& done) {
+  // Moves every write of the vbucket at or below its persisted seqno to `done`.
+  void take_persisted(uint16_t vbucket, std::vector<Completion>& done) TERN_REQUIRES(mutex) {
     auto& writes = pending_by_vbucket[vbucket];
     const uint64_t persisted = vbuckets[vbucket].persisted_seqno();
     auto end = writes.upper_bound(persisted);
@@ -80,7 +82,7 @@ struct DurabilityMonitor::Impl {
     std::vector<SyncWriteWaiter> expired;
     int64_t next;
     {
-      std::lock_guard lock(mutex);
+      MutexLock lock(mutex);
       const int64_t now = clock.steady_ms();
       while (!deadlines.empty() && std::get<0>(*deadlines.begin()) <= now) {
         auto [deadline, vbucket, seqno] = *deadlines.begin();
@@ -107,16 +109,16 @@ struct DurabilityMonitor::Impl {
   executor::Executor* executor = nullptr;
   executor::TaskId task_id = 0;
 
-  mutable std::mutex mutex;
-  // Guarded by mutex from here on.
-  std::vector<std::map<uint64_t, Entry>> pending_by_vbucket;  // by vbucket id, then seqno
+  mutable Mutex mutex;
+  // By vbucket id, then seqno.
+  std::vector<std::map<uint64_t, Entry>> pending_by_vbucket TERN_GUARDED_BY(mutex);
   // So that on_persisted() visits only the vbuckets that have writes, not all 1024.
-  std::set<uint16_t> vbuckets_with_writes;
+  std::set<uint16_t> vbuckets_with_writes TERN_GUARDED_BY(mutex);
   // The untold writes by deadline: (deadline_ms, vbucket, seqno).
-  std::set<std::tuple<int64_t, uint16_t, uint64_t>> deadlines;
+  std::set<std::tuple<int64_t, uint16_t, uint64_t>> deadlines TERN_GUARDED_BY(mutex);
   // Where the timeout task is aimed: an add() with an earlier deadline re-aims it.
-  int64_t aimed_ms = executor::kNeverMs;
-  uint64_t pending = 0;
+  int64_t aimed_ms TERN_GUARDED_BY(mutex) = executor::kNeverMs;
+  uint64_t pending TERN_GUARDED_BY(mutex) = 0;
 };
 
 namespace {
@@ -151,7 +153,7 @@ DurabilityMonitor::~DurabilityMonitor() {
 
 void DurabilityMonitor::start(executor::Executor& executor, executor::OwnerId owner) {
   auto task = std::make_shared<DurabilityTimeoutTask>(*impl_, owner);
-  std::lock_guard lock(impl_->mutex);
+  MutexLock lock(impl_->mutex);
   impl_->executor = &executor;
   impl_->task_id = executor.schedule(std::move(task), executor::kForever);
   impl_->aimed_ms = executor::kNeverMs;
@@ -163,7 +165,7 @@ void DurabilityMonitor::add(uint16_t vbucket, uint64_t seqno, std::string key, u
     throw std::out_of_range("DurabilityMonitor::add: no such vbucket");
   }
   {
-    std::lock_guard lock(impl_->mutex);
+    MutexLock lock(impl_->mutex);
     // Checked under the lock that on_persisted() takes after the flusher advanced the seqno:
     // either this sees the new persisted seqno, or on_persisted() sees this write.
     if (impl_->vbuckets[vbucket].persisted_seqno() < seqno) {
@@ -193,7 +195,7 @@ void DurabilityMonitor::add(uint16_t vbucket, uint64_t seqno, std::string key, u
 void DurabilityMonitor::on_persisted() {
   std::vector<Completion> done;
   {
-    std::lock_guard lock(impl_->mutex);
+    MutexLock lock(impl_->mutex);
     // take_persisted() may erase the vbucket it is given from the set.
     for (auto it = impl_->vbuckets_with_writes.begin();
          it != impl_->vbuckets_with_writes.end();) {
@@ -207,7 +209,7 @@ void DurabilityMonitor::on_persisted() {
 int64_t DurabilityMonitor::expire_due() { return impl_->expire_due({}); }
 
 uint64_t DurabilityMonitor::pending() const {
-  std::lock_guard lock(impl_->mutex);
+  MutexLock lock(impl_->mutex);
   return impl_->pending;
 }
 

@@ -39,16 +39,15 @@ KeyAccess::KeyAccess(Engine::Impl& impl, std::string_view key)
       key_(key),
       hash_(hash_key(key)),
       shard_(impl.shard_for(hash_)),
-      now_(impl.clock.steady_ms()),
-      lock_(shard_.mutex) {
-  impl.settle_flush(shard_, lock_, now_);
+      now_(impl.clock.steady_ms()) {
+  shard_.mutex.lock();
+  impl.settle_flush(shard_, now_);
   index_ = impl.find_entry(shard_, hash_, key, now_, graveyard_, wake_flusher_);
 }
 
 KeyAccess::~KeyAccess() {
-  if (!wake_flusher_) return;
-  lock_.unlock();  // the listener runs with no engine lock held
-  impl_.notify_dirty();
+  shard_.mutex.unlock();
+  if (wake_flusher_) impl_.notify_dirty();  // the listener runs with no engine lock held
 }
 
 std::shared_ptr<Item> make_tombstone(const Item& document, int64_t purge_at_ms,

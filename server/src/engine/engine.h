@@ -27,6 +27,10 @@ class CollectionsManifest;
 }
 #include "metrics/stats.h"
 
+namespace tern::storage {
+class Store;
+}  // namespace tern::storage
+
 namespace tern::engine {
 
 struct Config {
@@ -389,6 +393,16 @@ class Engine {
   // marker, so that only the disk can tell what it holds (the operations on it answer
   // NotResident). Always false under value eviction.
   bool on_disk_only(std::string_view key);
+
+  // Full eviction: rebuilds every shard's bloom filter of the keys on disk from `store`: each
+  // key the store holds that memory holds nothing of, in a filter whose first part is sized
+  // for as many keys as the old one took. After compaction dropped old tombstones
+  // (Store::records_purged) the filters forget what the disk no longer has, and a filter that
+  // grew into a long chain is one again. A key that leaves memory meanwhile goes into the old
+  // filter and the new one. Returns the keys the new filters were given. Reads the whole
+  // store, taking each key's shard lock in turn: a background task's work (Persistence).
+  // Throws StoreError or std::bad_alloc, and the old filters stay. 0 under value eviction.
+  size_t rebuild_key_filters(storage::Store& store);
 
   // Full eviction, background fetch: puts in memory what the disk holds for a key that is
   // on disk only: `stored`, the key's record as Warmup would load it (a document or a

@@ -22,7 +22,7 @@ size_t Engine::purge_dropped_collections(size_t shard_index) {
   std::vector<ItemPtr> purged;  // destroyed after the lock is released
   size_t dropped_prepared = 0;
   {
-    std::lock_guard lock(shard.mutex);
+    MutexLock lock(shard.mutex);
     // The whole shard under one hold: a sweep that let go between chunks could miss an item
     // that a removal elsewhere moved back past it (HashTable::erase). A shard is a 256th of
     // the bucket, so the hold stays short.
@@ -52,6 +52,7 @@ void Engine::purge_dropped_key(std::string_view key, bool on_disk_document) {
   ItemPtr purged;  // destroyed after the lock is released
   KeyAccess access(*impl_, key);
   Shard& shard = access.shard();
+  shard.mutex.assert_held();  // KeyAccess holds it
   if (access.occupant() != nullptr) {
     impl_->remove_slot(shard, access.index(), purged);
   } else if (on_disk_document && impl_->full_eviction && shard.evicted_documents > 0) {

@@ -32,12 +32,12 @@ Engine::Impl::Impl(const Config& config, const Clock& clock_in)
       last_pressure_signal_ms(std::numeric_limits<int64_t>::min() / 2) {
   for (size_t i = 0; i < shard_count; ++i) {
     shards[i].index = i;
+    MutexLock lock(shards[i].mutex);  // uncontended: no other thread has the engine yet
     shards[i].keys_on_disk = KeyFilter(config.bloom_filter_fp_rate);
   }
 }
 
-size_t Engine::Impl::apply_flush(Shard& shard, std::unique_lock<std::mutex>& lock, int64_t now,
-                                 uint64_t word) {
+size_t Engine::Impl::apply_flush(Shard& shard, int64_t now, uint64_t word) {
   const int64_t deadline = origin_ms + static_cast<int64_t>(word >> kFlushSequenceBits);
   if (now < deadline) return 0;
   size_t dropped = 0;
@@ -63,9 +63,9 @@ size_t Engine::Impl::apply_flush(Shard& shard, std::unique_lock<std::mutex>& loc
     shard.evicted_documents = 0;
     shard.flushed_below_cas = next_cas(shard);
     shard.purge_cursor = 0;
-    lock.unlock();
+    shard.mutex.unlock();  // the dropped items go without the lock held
   }
-  lock.lock();
+  shard.mutex.lock();
   return dropped;
 }
 
@@ -146,7 +146,7 @@ void Engine::Impl::signal_pressure(int64_t now) {
   if (!last_pressure_signal_ms.compare_exchange_strong(last, now)) return;
   std::function<void()> listener;
   {
-    std::lock_guard guard(listener_mutex);
+    MutexLock guard(listener_mutex);
     listener = pressure_listener;
   }
   if (listener) listener();
@@ -155,7 +155,7 @@ void Engine::Impl::signal_pressure(int64_t now) {
 void Engine::Impl::notify_dirty() {
   std::function<void()> listener;
   {
-    std::lock_guard guard(listener_mutex);
+    MutexLock guard(listener_mutex);
     listener = dirty_listener;
   }
   if (listener) listener();
@@ -184,7 +184,7 @@ size_t Engine::shard_count() const { return impl_->shard_count; }
 size_t Engine::shard_capacity(size_t shard) const {
   if (shard >= impl_->shard_count) return 0;
   Shard& target = impl_->shards[shard];
-  std::lock_guard lock(target.mutex);
+  MutexLock lock(target.mutex);
   return target.table.capacity();
 }
 

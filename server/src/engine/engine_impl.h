@@ -12,13 +12,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "cluster/collections_manifest.h"
+#include "common/mutex.h"
 #include "engine/collection_key.h"
 #include "engine/engine.h"
 #include "engine/hash_table.h"
@@ -53,43 +53,45 @@ class ShardCounters {
 
 // Cache-line aligned so that threads working on neighbouring shards do not false-share.
 struct alignas(64) Shard {
-  std::mutex mutex;
-  // Guarded by mutex:
-  HashTable table;
-  uint64_t next_cas_sequence = 1;
-  uint64_t applied_flush = 0;  // the flush word this shard has applied
-  uint64_t bytes = 0;          // charges of the items in `table`
-  size_t tombstones = 0;       // the items in `table` that are tombstones
-  size_t non_resident = 0;     // the items in `table` whose value is evicted (Item::resident)
+  Mutex mutex;
+  HashTable table TERN_GUARDED_BY(mutex);
+  uint64_t next_cas_sequence TERN_GUARDED_BY(mutex) = 1;
+  uint64_t applied_flush TERN_GUARDED_BY(mutex) = 0;  // the flush word this shard has applied
+  uint64_t bytes TERN_GUARDED_BY(mutex) = 0;          // charges of the items in `table`
+  size_t tombstones TERN_GUARDED_BY(mutex) = 0;  // the items in `table` that are tombstones
+  // The items in `table` whose value is evicted (Item::resident).
+  size_t non_resident TERN_GUARDED_BY(mutex) = 0;
   // Full eviction: live documents of this shard's keys that are on disk only (evicted whole,
   // or left there by warmup). Counted in curr_items; a fetch that brings one back uncounts it.
-  size_t evicted_documents = 0;
+  size_t evicted_documents TERN_GUARDED_BY(mutex) = 0;
   // Full eviction: the keys of this shard that left memory while the disk kept them (evicted
   // whole, or left on disk by warmup). A key missing from memory that the filter rules out is
   // absent on disk too (or only expired or removed there), so its miss needs no fetch. Keys
   // are never taken out: one that is back in memory is found there first, and one the disk
   // no longer holds costs a read that finds nothing. Only rebuild_key_filters() starts afresh.
-  KeyFilter keys_on_disk;
+  KeyFilter keys_on_disk TERN_GUARDED_BY(mutex);
   // Set while rebuild_key_filters() reads the disk: the filter taking this shard's place, which
   // remember_on_disk() fills too, so that a key leaving memory meanwhile is in both.
-  std::unique_ptr<KeyFilter> keys_on_disk_rebuild;
+  std::unique_ptr<KeyFilter> keys_on_disk_rebuild TERN_GUARDED_BY(mutex);
   // Full eviction: what the disk still holds of a flush until the flusher clears it
   // (Engine::flush) reads as absent: the records of this shard's keys with a CAS below this.
-  uint64_t flushed_below_cas = 0;
+  uint64_t flushed_below_cas TERN_GUARDED_BY(mutex) = 0;
   // Persistent buckets: a flush was applied to this shard and no take_dirty() has reported
   // it yet, so a durable write that commits now is queued again (Engine::flush).
-  bool flush_untaken = false;
-  size_t purge_cursor = 0;
-  size_t sample_cursor = 0;  // where eviction sampling resumes
-  size_t index = 0;  // position in the engine, part of every CAS this shard issues
+  bool flush_untaken TERN_GUARDED_BY(mutex) = false;
+  size_t purge_cursor TERN_GUARDED_BY(mutex) = 0;
+  size_t sample_cursor TERN_GUARDED_BY(mutex) = 0;  // where eviction sampling resumes
+  // Its position in the engine, part of every CAS this shard issues: set before any thread
+  // shares the shard, then only read.
+  size_t index = 0;
   // Persistent buckets only (Config::persistent); both stay empty in an ephemeral one.
   // The changes published or prepared since the flusher last took them, in the order they
   // were numbered.
-  std::vector<ItemPtr> dirty;
+  std::vector<ItemPtr> dirty TERN_GUARDED_BY(mutex);
   // Durable writes held aside until committed (MutationOptions::prepare), by key: a view of
   // the prepared item's own key bytes, which the entry keeps alive.
-  std::unordered_map<std::string_view, ItemPtr> prepared;
-  ShardCounters counters;
+  std::unordered_map<std::string_view, ItemPtr> prepared TERN_GUARDED_BY(mutex);
+  ShardCounters counters;  // written under mutex, read by anyone (ShardCounters)
 };
 
 struct Engine::Impl {
@@ -105,7 +107,7 @@ struct Engine::Impl {
   // time from it: the transactions of every SDK stamp an attempt's start with its CAS
   // (${Mutation.CAS}) and judge it expired against $vbucket.HLC.now, so a CAS that lags the
   // wall clock makes a live attempt look abandoned to their cleanup.
-  uint64_t next_cas(Shard& shard) {
+  uint64_t next_cas(Shard& shard) TERN_REQUIRES(shard.mutex) {
     const uint64_t floor = cas_floor.load(std::memory_order_relaxed);
     const uint64_t physical = static_cast<uint64_t>(std::max<int64_t>(0, clock.unix_nanoseconds())) >> shard_bits;
     shard.next_cas_sequence = std::max({shard.next_cas_sequence, floor, physical});
@@ -126,23 +128,22 @@ struct Engine::Impl {
   static bool is_locked(const Slot& slot, int64_t now) { return slot.lock_deadline_ms > now; }
 
   // Applies a flush whose time has come to `shard` and returns the items it dropped. The
-  // lock is held on entry and exit but released while the dropped items are destroyed.
-  size_t settle_flush(Shard& shard, std::unique_lock<std::mutex>& lock, int64_t now) {
+  // shard's lock is held on entry and exit but released while the dropped items are destroyed.
+  size_t settle_flush(Shard& shard, int64_t now) TERN_REQUIRES(shard.mutex) {
     const uint64_t word = flush_word.load(std::memory_order_acquire);
-    return word == shard.applied_flush ? 0 : apply_flush(shard, lock, now, word);
+    return word == shard.applied_flush ? 0 : apply_flush(shard, now, word);
   }
-  size_t apply_flush(Shard& shard, std::unique_lock<std::mutex>& lock, int64_t now,
-                     uint64_t word);
+  size_t apply_flush(Shard& shard, int64_t now, uint64_t word) TERN_REQUIRES(shard.mutex);
 
   // The index of the slot holding `key`'s live item or tombstone, or HashTable::npos. An
   // expired item or a tombstone due for purging found on the way is purged (purge_slot) into
   // `graveyard` so the caller can destroy it after unlocking.
   size_t find_entry(Shard& shard, uint64_t hash, std::string_view key, int64_t now,
-                    ItemPtr& graveyard, bool& wake_flusher);
+                    ItemPtr& graveyard, bool& wake_flusher) TERN_REQUIRES(shard.mutex);
 
   // Removes the item or tombstone at `index` into `removed`, settles the memory,
   // tombstone and residency accounting and returns the bytes it was charged.
-  size_t remove_slot(Shard& shard, size_t index, ItemPtr& removed);
+  size_t remove_slot(Shard& shard, size_t index, ItemPtr& removed) TERN_REQUIRES(shard.mutex);
 
   // Removes the expired item or tombstone at `index` (as remove_slot). An expired item is
   // counted in the stats and the bytes it freed returned; a tombstone's purge returns 0 and
@@ -150,7 +151,7 @@ struct Engine::Impl {
   // document is replaced by a tombstone queued for the flusher (see expire_to_tombstone);
   // wake_flusher is then set when the caller must call notify_dirty() after unlocking.
   size_t purge_slot(Shard& shard, size_t index, int64_t now, ItemPtr& removed,
-                    bool& wake_flusher);
+                    bool& wake_flusher) TERN_REQUIRES(shard.mutex);
 
   // Persistent buckets: the expiry of the document at `index` as a change of its own: a
   // tombstone numbered on the document's vbucket and queued for the flusher, so that the
@@ -158,7 +159,7 @@ struct Engine::Impl {
   // with none kept it is only queued. Returns the bytes freed. May throw std::bad_alloc,
   // changing nothing.
   size_t expire_to_tombstone(Shard& shard, size_t index, int64_t now, ItemPtr& removed,
-                             bool& wake_flusher);
+                             bool& wake_flusher) TERN_REQUIRES(shard.mutex);
 
   // The absolute Unix time, in seconds, of a steady-clock time in ms (0 stays 0).
   uint32_t unix_seconds_at(int64_t steady_ms, int64_t now) const;
@@ -192,7 +193,8 @@ struct Engine::Impl {
   // value eviction it replaces a live, resident document by its non-resident copy
   // (make_non_resident); under full eviction it drops documents and tombstones whole, and
   // absent markers (which are never on disk) at any time.
-  size_t eviction_gain(const Shard& shard, const Slot& slot, int64_t now) const;
+  size_t eviction_gain(const Shard& shard, const Slot& slot, int64_t now) const
+      TERN_REQUIRES(shard.mutex);
 
   // Charges `delta` bytes to the quota (a negative delta releases them). A growth sets
   // mem_after to the bytes it would use, for signal_pressure_if_needed(), refused or not.
@@ -226,7 +228,7 @@ struct Engine::Impl {
 
   // Full eviction: `key` of `shard` leaves memory while the disk keeps it (Shard::keys_on_disk).
   // Call before the key's slot goes: it may throw std::bad_alloc, and then nothing changed.
-  static void remember_on_disk(Shard& shard, std::string_view key) {
+  static void remember_on_disk(Shard& shard, std::string_view key) TERN_REQUIRES(shard.mutex) {
     shard.keys_on_disk.add(key);
     if (shard.keys_on_disk_rebuild) shard.keys_on_disk_rebuild->add(key);
   }
@@ -235,12 +237,12 @@ struct Engine::Impl {
   // std::bad_alloc); queue_dirty() then cannot fail. It returns whether the queues were
   // empty since the last take: the caller must then call notify_dirty() once it has
   // released the shard's lock.
-  static void reserve_dirty(Shard& shard) {
+  static void reserve_dirty(Shard& shard) TERN_REQUIRES(shard.mutex) {
     if (shard.dirty.size() == shard.dirty.capacity()) {
       shard.dirty.reserve(std::max<size_t>(16, shard.dirty.capacity() * 2));
     }
   }
-  bool queue_dirty(Shard& shard, ItemPtr item) {
+  bool queue_dirty(Shard& shard, ItemPtr item) TERN_REQUIRES(shard.mutex) {
     // The flusher writes the whole record: a non-resident copy would store an empty value.
     assert(item->resident);
     shard.dirty.push_back(std::move(item));
@@ -284,19 +286,19 @@ struct Engine::Impl {
   // number in the low bits so that every flush is distinct. 0: never flushed.
   std::atomic<uint64_t> flush_word{0};
   // Serialises flush() callers, and in a persistent bucket each flush with take_dirty().
-  std::mutex flush_mutex;
-  uint64_t flush_sequence = 0;
-  // Guarded by flush_mutex: the flushes so far, and the latest no take_dirty() has reported.
-  uint64_t flushes = 0;
-  uint64_t flush_untaken = 0;
+  Mutex flush_mutex;
+  uint64_t flush_sequence TERN_GUARDED_BY(flush_mutex) = 0;
+  // The flushes so far, and the latest no take_dirty() has reported.
+  uint64_t flushes TERN_GUARDED_BY(flush_mutex) = 0;
+  uint64_t flush_untaken TERN_GUARDED_BY(flush_mutex) = 0;
   std::atomic<uint64_t> cmd_flush{0};
 
   std::atomic<size_t> evict_start{0};
 
   std::atomic<int64_t> last_pressure_signal_ms;
-  std::mutex listener_mutex;
-  std::function<void()> pressure_listener;
-  std::function<void()> dirty_listener;  // guarded by listener_mutex
+  Mutex listener_mutex;
+  std::function<void()> pressure_listener TERN_GUARDED_BY(listener_mutex);
+  std::function<void()> dirty_listener TERN_GUARDED_BY(listener_mutex);
 
   // The lowest sequence a shard may put in a CAS, besides the wall clock (next_cas): warmup
   // raises it past every CAS on disk (raise_cas_floor), whatever shard count wrote it, in case
@@ -331,10 +333,15 @@ std::shared_ptr<Item> make_tombstone(const Item& document, int64_t purge_at_ms,
 
 // One single-key operation's hold on its shard: the lock taken, a due flush settled and the
 // key looked up. Whatever it removed on the way is destroyed after the lock is released.
+//
+// It holds the shard's lock from construction to destruction, but which shard is known only at
+// run time, so the thread-safety analysis cannot name the lock it takes: a caller that reads or
+// changes the shard says `Shard& shard = access.shard(); shard.mutex.assert_held();`, which
+// tells the analysis what this object guarantees.
 class KeyAccess {
  public:
-  KeyAccess(Engine::Impl& impl, std::string_view key);
-  ~KeyAccess();
+  KeyAccess(Engine::Impl& impl, std::string_view key) TERN_NO_THREAD_SAFETY_ANALYSIS;
+  ~KeyAccess() TERN_NO_THREAD_SAFETY_ANALYSIS;
   KeyAccess(const KeyAccess&) = delete;
   KeyAccess& operator=(const KeyAccess&) = delete;
 
@@ -356,12 +363,16 @@ class KeyAccess {
   }
   // The slot the key takes in the table, whatever holds it (an absent marker too): what a
   // change replaces and what the memory accounting charges for.
-  Slot* occupant() { return index_ == HashTable::npos ? nullptr : &shard_.table.at(index_); }
+  Slot* occupant() {
+    shard_.mutex.assert_held();
+    return index_ == HashTable::npos ? nullptr : &shard_.table.at(index_);
+  }
   // Full eviction: nothing of the key is in memory, so only the disk knows what it holds.
   // Never while a durable write of the key is pending: the disk may hold the prepared
   // write, and the committed state is in memory (nothing of such a key is evicted) or, when
   // nothing of it is there, absent.
   bool on_disk_only() const {
+    shard_.mutex.assert_held();
     return impl_.full_eviction && index_ == HashTable::npos &&
            shard_.keys_on_disk.may_contain(key_) &&
            (shard_.prepared.empty() || !shard_.prepared.contains(key_));
@@ -373,8 +384,7 @@ class KeyAccess {
   const uint64_t hash_;
   Shard& shard_;
   const int64_t now_;
-  ItemPtr graveyard_;  // declared before lock_: destroyed after the unlock
-  std::unique_lock<std::mutex> lock_;
+  ItemPtr graveyard_;  // a member: destroyed after the destructor's unlock
   size_t index_;
   bool wake_flusher_ = false;  // the lookup queued an expiry's tombstone: tell the listener
 };

@@ -33,7 +33,7 @@ int64_t estimate_eviction_cutoff(Engine::Impl& impl, uint64_t bytes_wanted) {
       std::max(kEvictionSampleSlotsPerShard, kEvictionSampleSlots / impl.shard_count);
   for (size_t s = 0; s < impl.shard_count; ++s) {
     Shard& shard = impl.shards[s];
-    std::lock_guard guard(shard.mutex);
+    MutexLock guard(shard.mutex);
     const int64_t now = impl.clock.steady_ms();
     const size_t capacity = shard.table.capacity();
     const size_t visits = std::min(capacity, visits_per_shard);
@@ -70,7 +70,7 @@ int64_t estimate_eviction_cutoff(Engine::Impl& impl, uint64_t bytes_wanted) {
 // value eviction keeps its non-resident copy. Erasing may move a later item into `index`;
 // `next` is where the scan goes on.
 size_t evict_slot(Engine::Impl& impl, Shard& shard, size_t index, std::vector<ItemPtr>& evicted,
-                  size_t& next) {
+                  size_t& next) TERN_REQUIRES(shard.mutex) {
   if (!impl.persistent || impl.full_eviction) {
     next = index;  // look at it again
     const Item& item = *shard.table.at(index).item;
@@ -115,9 +115,9 @@ void evict_used_before(Engine::Impl& impl, int64_t cutoff, size_t target, size_t
     // the table may change between steps, which only makes the scan more approximate.
     for (size_t i = 0; freed < target;) {
       std::vector<ItemPtr> evicted;  // destroyed after the lock is released
-      std::unique_lock lock(shard.mutex);
+      MutexLock lock(shard.mutex);
       const int64_t now = impl.clock.steady_ms();
-      impl.settle_flush(shard, lock, now);
+      impl.settle_flush(shard, now);
       const size_t end = std::min(shard.table.capacity(), i + kEvictionScanStep);
       if (i >= end) break;
       while (i < end && freed < target) {
@@ -142,7 +142,7 @@ uint64_t Engine::flush(uint32_t delay_seconds) {
       delay_seconds == 0 ? now : std::max(now, expiry_deadline_ms(delay_seconds));
   // Held until every shard has applied an immediate flush, so that no take_dirty() sees some
   // shards flushed and others not (a shard another thread reaches first applies it itself).
-  std::lock_guard guard(impl_->flush_mutex);
+  MutexLock guard(impl_->flush_mutex);
   // Never 0, which means "never flushed".
   const uint64_t sequence = impl_->flush_sequence++ % kFlushSequenceMask + 1;
   const auto since_origin =
@@ -155,8 +155,8 @@ uint64_t Engine::flush(uint32_t delay_seconds) {
   if (delay_seconds != 0) return number;
   // An immediate flush frees the memory now rather than on each shard's next access.
   for (size_t s = 0; s < impl_->shard_count; ++s) {
-    std::unique_lock lock(impl_->shards[s].mutex);
-    impl_->settle_flush(impl_->shards[s], lock, now);
+    MutexLock lock(impl_->shards[s].mutex);
+    impl_->settle_flush(impl_->shards[s], now);
   }
   return number;
 }
@@ -166,9 +166,9 @@ size_t Engine::purge_expired(size_t shard_index, size_t max_visits) {
   Shard& shard = impl_->shards[shard_index];
   std::vector<ItemPtr> purged;  // destroyed after the lock is released
   bool wake_flusher = false;
-  std::unique_lock lock(shard.mutex);
+  UniqueLock lock(shard.mutex);
   const int64_t now = impl_->clock.steady_ms();
-  const size_t flushed = impl_->settle_flush(shard, lock, now);
+  const size_t flushed = impl_->settle_flush(shard, now);
   const size_t capacity = shard.table.capacity();
   size_t i = shard.purge_cursor & (capacity - 1);
   // Only advancing counts as a visit, so `capacity` visits cover the whole shard; removals
@@ -256,7 +256,7 @@ uint64_t Engine::high_watermark_bytes() const { return impl_->high_watermark; }
 uint64_t Engine::low_watermark_bytes() const { return impl_->low_watermark; }
 
 void Engine::set_memory_pressure_listener(std::function<void()> listener) {
-  std::lock_guard guard(impl_->listener_mutex);
+  MutexLock guard(impl_->listener_mutex);
   impl_->pressure_listener = std::move(listener);
 }
 
@@ -266,8 +266,8 @@ Stats Engine::stats() const {
   for (size_t s = 0; s < impl_->shard_count; ++s) {
     Shard& shard = impl_->shards[s];
     {
-      std::unique_lock lock(shard.mutex);
-      impl_->settle_flush(shard, lock, impl_->clock.steady_ms());
+      MutexLock lock(shard.mutex);
+      impl_->settle_flush(shard, impl_->clock.steady_ms());
       stats.curr_items += shard.table.size() - shard.tombstones + shard.evicted_documents;
       stats.num_non_resident += shard.non_resident + shard.evicted_documents;
       stats.bloom_filter_keys += shard.keys_on_disk.keys();

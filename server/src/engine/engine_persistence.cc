@@ -2,26 +2,29 @@
 // durable writes held aside until the disk has them, and warmup's insert of what the disk
 // held. Mutations fill the queues and the prepared tables in mutate_once (mutation.h).
 
+#include <functional>
 #include <iterator>
 #include <utility>
 
 #include "engine/engine.h"
 #include "engine/engine_impl.h"
+#include "engine/key_hash.h"
 #include "engine/mutation.h"
 #include "engine/stored_item.h"
+#include "storage/store.h"
 
 namespace tern::engine {
 
 uint64_t Engine::take_dirty(std::vector<ItemPtr>& out) {
   // Never while a flush is applied to the shards (Engine::flush).
-  std::lock_guard flush_guard(impl_->flush_mutex);
+  MutexLock flush_guard(impl_->flush_mutex);
   // Cleared before taking: a change queued after a shard was taken finds the flag clear and
   // tells the listener, so no change waits for a wake-up that never comes. (One queued
   // between the two steps and taken anyway costs the flusher one empty run.)
   impl_->dirty_pending.store(false, std::memory_order_seq_cst);
   for (size_t s = 0; s < impl_->shard_count; ++s) {
     Shard& shard = impl_->shards[s];
-    std::lock_guard guard(shard.mutex);
+    MutexLock guard(shard.mutex);
     if (!shard.dirty.empty()) {
       out.insert(out.end(), std::make_move_iterator(shard.dirty.begin()),
                  std::make_move_iterator(shard.dirty.end()));
@@ -44,7 +47,7 @@ size_t Engine::dirty_count() const {
 }
 
 void Engine::set_dirty_listener(std::function<void()> listener) {
-  std::lock_guard guard(impl_->listener_mutex);
+  MutexLock guard(impl_->listener_mutex);
   impl_->dirty_listener = std::move(listener);
 }
 
@@ -57,6 +60,7 @@ bool Engine::commit_prepared(std::string_view key, uint64_t cas) {
     KeyAccess access(*impl_, key);
     now = access.now();
     Shard& shard = access.shard();
+    shard.mutex.assert_held();  // KeyAccess holds it
     auto prepared = shard.prepared.find(key);
     if (prepared == shard.prepared.end() || prepared->second->cas != cas) return false;
     if (impl_->collection_gone(key)) {  // dropped with its collection, not committed
@@ -104,6 +108,7 @@ Engine::Restored Engine::restore(std::shared_ptr<Item> item) {
   // Dropped while warmup read it: the purge may have passed this key already.
   if (impl_->collection_gone(item->key())) return Restored::Skipped;
   Shard& shard = access.shard();
+  shard.mutex.assert_held();  // KeyAccess holds it
   // Warmup runs before any fetch could leave an absent marker; were one there, it is
   // replaced like anything else.
   Slot* entry = access.occupant();
@@ -179,6 +184,7 @@ bool Engine::restore_value(std::string_view key, uint64_t cas, std::string_view 
     size_t shortfall = 0;
     impl_->charge(delta, /*forced=*/true, mem_after, shortfall);
     Shard& shard = access.shard();
+    shard.mutex.assert_held();  // KeyAccess holds it
     shard.bytes += delta;
     --shard.non_resident;
     replaced = std::move(slot->item);
@@ -194,6 +200,45 @@ bool Engine::on_disk_only(std::string_view key) {
   return access.on_disk_only();
 }
 
+size_t Engine::rebuild_key_filters(storage::Store& store) {
+  if (!impl_->full_eviction) return 0;
+  const auto for_each_shard = [&](const std::function<void(Shard&)>& change) {
+    for (size_t s = 0; s < impl_->shard_count; ++s) {
+      Shard& shard = impl_->shards[s];
+      MutexLock lock(shard.mutex);
+      change(shard);
+    }
+  };
+  for_each_shard([](Shard& shard) TERN_REQUIRES(shard.mutex) {
+    shard.keys_on_disk_rebuild = std::make_unique<KeyFilter>(
+        shard.keys_on_disk.false_positive_rate(), shard.keys_on_disk.keys());
+  });
+  size_t added = 0;
+  try {
+    store.scan([&](const storage::Record& record) {
+      const uint64_t hash = hash_key(record.key);
+      Shard& shard = impl_->shard_for(hash);
+      MutexLock lock(shard.mutex);
+      // A key in memory goes into the filter if it leaves (remember_on_disk), not before.
+      if (shard.table.find(hash, record.key) == HashTable::npos) {
+        shard.keys_on_disk_rebuild->add(record.key);
+        ++added;
+      }
+      return true;
+    });
+  } catch (...) {
+    for_each_shard([](Shard& shard) TERN_REQUIRES(shard.mutex) {
+      shard.keys_on_disk_rebuild.reset();
+    });
+    throw;
+  }
+  for_each_shard([](Shard& shard) TERN_REQUIRES(shard.mutex) {
+    shard.keys_on_disk = std::move(*shard.keys_on_disk_rebuild);
+    shard.keys_on_disk_rebuild.reset();
+  });
+  return added;
+}
+
 bool Engine::restore_fetched(std::string_view key, std::shared_ptr<Item> stored) {
   // Built before taking the shard lock, in case the record turns out to be as good as absent.
   const std::shared_ptr<Item> marker = make_absent_marker(key);
@@ -207,12 +252,13 @@ bool Engine::restore_fetched(std::string_view key, std::shared_ptr<Item> stored)
     if (!access.on_disk_only() || impl_->collection_gone(key)) return false;
     now = access.now();
     Shard& shard = access.shard();
+    shard.mutex.assert_held();  // KeyAccess holds it
     // What a flush dropped reads as absent, and so does a tombstone due for purging.
     if (stored && (stored->cas < shard.flushed_below_cas ||
                    (stored->deleted && Impl::is_expired(*stored, now)))) {
       stored = nullptr;
     }
-    const auto put = [&](std::shared_ptr<Item> item) {
+    const auto put = [&](std::shared_ptr<Item> item) TERN_REQUIRES(shard.mutex) {
       shard.table.reserve_one();  // the one step that can fail
       const int64_t charge = static_cast<int64_t>(item_charge(*item));
       size_t shortfall = 0;

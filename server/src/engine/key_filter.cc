@@ -2,6 +2,7 @@
 
 #include <bloom.h>
 
+#include <algorithm>
 #include <climits>
 #include <new>
 
@@ -25,7 +26,9 @@ struct KeyFilter::Layer {
   size_t keys = 0;
 };
 
-KeyFilter::KeyFilter(double false_positive_rate) : false_positive_rate_(false_positive_rate) {}
+KeyFilter::KeyFilter(double false_positive_rate, size_t first_capacity)
+    : false_positive_rate_(false_positive_rate),
+      first_capacity_(std::clamp<size_t>(first_capacity, kFirstCapacity, INT_MAX)) {}
 KeyFilter::~KeyFilter() = default;
 KeyFilter::KeyFilter(KeyFilter&&) noexcept = default;
 KeyFilter& KeyFilter::operator=(KeyFilter&&) noexcept = default;
@@ -33,7 +36,7 @@ KeyFilter& KeyFilter::operator=(KeyFilter&&) noexcept = default;
 void KeyFilter::add_layer() {
   // Each filter twice the last's capacity at half its rate: the rates sum to below the bound.
   const size_t capacity =
-      layers_.empty() ? kFirstCapacity : std::min<size_t>(layers_.back()->capacity * 2, INT_MAX);
+      layers_.empty() ? first_capacity_ : std::min<size_t>(layers_.back()->capacity * 2, INT_MAX);
   double rate = false_positive_rate_;
   for (size_t i = 0; i <= layers_.size(); ++i) rate /= 2;
   layers_.reserve(layers_.size() + 1);  // so that the push_back below cannot throw

@@ -32,7 +32,10 @@ class KeyFilter {
   // calls present (Config::bloom_filter_fp_rate; Couchbase's default is 0.01). A rate of 1
   // keeps no bits at all: once any key was added, every key may be present (Couchbase's
   // bfilter_enabled=false).
-  explicit KeyFilter(double false_positive_rate = kDefaultFalsePositiveRate);
+  // `first_capacity` (at least kFirstCapacity) sizes the first filter of the chain: the keys
+  // expected, when an owner knows.
+  explicit KeyFilter(double false_positive_rate = kDefaultFalsePositiveRate,
+                     size_t first_capacity = kFirstCapacity);
   ~KeyFilter();
   KeyFilter(KeyFilter&&) noexcept;
   KeyFilter& operator=(KeyFilter&&) noexcept;
@@ -61,6 +64,7 @@ class KeyFilter {
   void add_layer();
 
   double false_positive_rate_;
+  size_t first_capacity_;
   std::vector<std::unique_ptr<Layer>> layers_;  // oldest first; the last takes new keys
   size_t keys_ = 0;
   size_t bytes_ = 0;

@@ -15,9 +15,9 @@ namespace tern::engine {
 void Engine::for_each_live_item(const std::function<void(const Item& item)>& visit) {
   for (size_t s = 0; s < impl_->shard_count; ++s) {
     Shard& shard = impl_->shards[s];
-    std::unique_lock lock(shard.mutex);
+    MutexLock lock(shard.mutex);
     const int64_t now = impl_->clock.steady_ms();
-    impl_->settle_flush(shard, lock, now);  // what a flush dropped is not live
+    impl_->settle_flush(shard, now);  // what a flush dropped is not live
     for (size_t i = 0; i < shard.table.capacity(); ++i) {
       const Slot& slot = shard.table.at(i);
       if (!slot.item || slot.item->deleted || slot.item->absent ||

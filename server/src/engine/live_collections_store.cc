@@ -28,7 +28,7 @@ std::span<const storage::Record> LiveCollectionsStore::live(
 
 void LiveCollectionsStore::write(std::span<const storage::Record> records,
                                  std::span<const storage::VBucketSeqno> seqnos) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   // The seqnos stay: a dropped collection's changes were numbered, and a seqno is never
   // handed out twice.
   store_->write(live(records), seqnos);
@@ -36,7 +36,7 @@ void LiveCollectionsStore::write(std::span<const storage::Record> records,
 
 void LiveCollectionsStore::clear_and_write(std::span<const storage::Record> records,
                                            std::span<const storage::VBucketSeqno> seqnos) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   store_->clear_and_write(live(records), seqnos);
 }
 
@@ -77,6 +77,8 @@ std::vector<storage::VBucketSeqno> LiveCollectionsStore::high_seqnos() {
 
 void LiveCollectionsStore::compact() { store_->compact(); }
 
+uint64_t LiveCollectionsStore::records_purged() { return store_->records_purged(); }
+
 void LiveCollectionsStore::write_meta(std::span<const storage::MetaEntry> entries) {
   store_->write_meta(entries);
 }
@@ -87,7 +89,7 @@ std::optional<std::string> LiveCollectionsStore::read_meta(std::string_view name
 
 void LiveCollectionsStore::remove_ranges(std::span<const storage::KeyRange> ranges,
                                          const std::function<void(const storage::Record&)>& visit) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   store_->remove_ranges(ranges, visit);
 }
 

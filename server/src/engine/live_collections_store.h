@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/mutex.h"
 #include "engine/engine.h"
 #include "storage/store.h"
 
@@ -38,6 +39,7 @@ class LiveCollectionsStore final : public storage::Store {
   void scan(const std::function<bool(const storage::Record&)>& visit) override;
   std::vector<storage::VBucketSeqno> high_seqnos() override;
   void compact() override;
+  uint64_t records_purged() override;
   void write_meta(std::span<const storage::MetaEntry> entries) override;
   std::optional<std::string> read_meta(std::string_view name) override;
   void remove_ranges(std::span<const storage::KeyRange> ranges,
@@ -48,13 +50,14 @@ class LiveCollectionsStore final : public storage::Store {
 
  private:
   // `records` without those of gone collections: `records` itself when it has none, else a
-  // copy in kept_ (guarded by mutex_).
-  std::span<const storage::Record> live(std::span<const storage::Record> records);
+  // copy in kept_.
+  std::span<const storage::Record> live(std::span<const storage::Record> records)
+      TERN_REQUIRES(mutex_);
 
   const Engine& engine_;
   const std::unique_ptr<storage::Store> store_;
-  std::mutex mutex_;  // held by write() and remove_ranges()
-  std::vector<storage::Record> kept_;
+  Mutex mutex_;  // held by write() and remove_ranges()
+  std::vector<storage::Record> kept_ TERN_GUARDED_BY(mutex_);
   uint64_t dropped_on_scan_ = 0;  // written by scan() only
 };
 

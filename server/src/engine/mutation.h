@@ -114,7 +114,8 @@ inline void number_item(Item& item, const Change& change, uint64_t cas, const VB
 // expired), the occupant goes. Whatever it replaced is moved to `replaced`, to be destroyed
 // after unlocking. The shard's tombstone count follows; memory is the caller's to charge.
 inline void install(Shard& shard, KeyAccess& access, Slot* occupant, ItemPtr item, bool insert,
-                    int64_t lock_until_ms, int64_t now, ItemPtr& replaced) {
+                    int64_t lock_until_ms, int64_t now, ItemPtr& replaced)
+    TERN_REQUIRES(shard.mutex) {
   const size_t tombstones_before = occupant && occupant->item->deleted ? 1 : 0;
   const size_t non_resident_before = occupant && !occupant->item->resident ? 1 : 0;
   if (!insert) {
@@ -160,6 +161,7 @@ Applied mutate_once(Engine::Impl& impl, const MutationRequest& request, Decide& 
     KeyAccess access(impl, request.key);
     now = access.now();
     Shard& shard = access.shard();
+    shard.mutex.assert_held();  // KeyAccess holds it
     ShardCounters& counters = shard.counters;
     Slot* slot = access.slot();    // the live item's
     Slot* entry = access.entry();  // the live item's or the tombstone's

@@ -1,12 +1,13 @@
 #include "engine/persistence.h"
 
-#include "engine/failover_logs_on_disk.h"
-
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "engine/failover_logs_on_disk.h"
 
 namespace tern::engine {
 
@@ -32,6 +33,7 @@ void Persistence::start(executor::Executor& executor, executor::OwnerId owner,
   executor.schedule(warmup_);
   const executor::TaskId flusher_id = executor.schedule(flusher_, executor::kForever);
   executor_ = &executor;
+  owner_ = owner;
   flusher_id_ = flusher_id;
   durability_.start(executor, owner);
   bg_fetcher_.start(executor, owner);
@@ -42,7 +44,7 @@ bool Persistence::flush(std::function<void()> on_disk) {
   if (!warm()) return false;
   const uint64_t number = engine_.flush(0);
   {
-    std::lock_guard guard(flush_mutex_);
+    MutexLock guard(flush_mutex_);
     // Registered under the lock on_persisted() takes after the flusher publishes its count,
     // so a batch that wrote the clear before this either is seen here or calls it.
     if (flusher_->flushes_on_disk() < number) {
@@ -62,7 +64,7 @@ bool Persistence::flush(std::function<void()> on_disk) {
 void Persistence::on_persisted() {
   std::vector<std::function<void()>> done;
   {
-    std::lock_guard guard(flush_mutex_);
+    MutexLock guard(flush_mutex_);
     const uint64_t on_disk = flusher_->flushes_on_disk();
     std::erase_if(flush_waiters_, [&](auto& waiter) {
       if (waiter.first > on_disk) return false;
@@ -71,6 +73,50 @@ void Persistence::on_persisted() {
     });
   }
   for (const auto& call : done) call();
+  rebuild_key_filters_if_due();
+}
+
+namespace {
+
+// Rebuilds a full-eviction bucket's bloom filters once, then ends. `running` is cleared when
+// it ends, however it ends (a task cancelled before it ran is destroyed unrun).
+class KeyFilterRebuild final : public executor::Task {
+ public:
+  KeyFilterRebuild(Engine& engine, storage::Store& store,
+                   std::shared_ptr<std::atomic<bool>> running, executor::OwnerId owner)
+      // It reads the whole store: seconds for a large one are expected, not a stall.
+      : Task(executor::TaskType::Reader, "bloom filter rebuild", owner,
+             /*max_expected_ms=*/10 * 60 * 1000),
+        engine_(engine),
+        store_(store),
+        running_(std::move(running)) {}
+  ~KeyFilterRebuild() override { running_->store(false, std::memory_order_release); }
+
+  bool run() override {
+    try {
+      const size_t keys = engine_.rebuild_key_filters(store_);
+      spdlog::info("bloom filters rebuilt after compaction: {} keys on disk only", keys);
+    } catch (const std::exception& e) {
+      spdlog::error("bloom filters: the rebuild failed ({}); the old filters stay", e.what());
+    }
+    return false;
+  }
+
+ private:
+  Engine& engine_;
+  storage::Store& store_;
+  const std::shared_ptr<std::atomic<bool>> running_;
+};
+
+}  // namespace
+
+void Persistence::rebuild_key_filters_if_due() {
+  if (!engine_.config().full_eviction || rebuilding_->load(std::memory_order_acquire)) return;
+  const uint64_t purged = store_->records_purged() - purged_at_rebuild_;
+  if (purged < kRebuildAfterPurged || purged * 10 < engine_.stats().bloom_filter_keys) return;
+  purged_at_rebuild_ += purged;
+  rebuilding_->store(true, std::memory_order_release);
+  executor_->schedule(std::make_shared<KeyFilterRebuild>(engine_, *store_, rebuilding_, owner_));
 }
 
 void Persistence::collect(metrics::Collector& collector) const {

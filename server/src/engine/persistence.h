@@ -7,15 +7,16 @@
 // Wiring: the engine's dirty listener wakes the flusher (asynchronously); after each batch
 // the flusher tells the durability monitor, which commits and completes the writes it covers.
 
+#include <atomic>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "common/clock.h"
+#include "common/mutex.h"
 #include "engine/bg_fetcher.h"
 #include "engine/durability_monitor.h"
 #include "engine/engine.h"
@@ -82,8 +83,16 @@ class Persistence {
   void save_failover_log(const VBucket& vbucket);
 
  private:
-  // The flusher wrote a batch: completes the flushes whose clear it wrote.
+  // The flusher wrote a batch: completes the flushes whose clear it wrote, and starts a
+  // rebuild of the bloom filters when compaction has dropped enough since the last.
   void on_persisted();
+
+  // Full eviction: once compaction has dropped (Store::records_purged) a tenth as many
+  // records as the bloom filters hold keys, and at least kRebuildAfterPurged, schedules a
+  // one-shot Reader task that rebuilds them (Engine::rebuild_key_filters), unless one runs.
+  // Writer thread only.
+  void rebuild_key_filters_if_due();
+  static constexpr uint64_t kRebuildAfterPurged = 1000;
 
   Engine& engine_;
   const std::span<VBucket> vbuckets_;
@@ -94,10 +103,14 @@ class Persistence {
   DurabilityMonitor durability_;
   BgFetcher bg_fetcher_;
   executor::Executor* executor_ = nullptr;
+  executor::OwnerId owner_ = 0;
   executor::TaskId flusher_id_ = 0;
-  std::mutex flush_mutex_;
-  // Guarded by flush_mutex_: the flushes whose clear is not yet on disk, by number.
-  std::vector<std::pair<uint64_t, std::function<void()>>> flush_waiters_;
+  uint64_t purged_at_rebuild_ = 0;  // Store::records_purged() when the last rebuild began
+  std::shared_ptr<std::atomic<bool>> rebuilding_ = std::make_shared<std::atomic<bool>>(false);
+  Mutex flush_mutex_;
+  // The flushes whose clear is not yet on disk, by number.
+  std::vector<std::pair<uint64_t, std::function<void()>>> flush_waiters_
+      TERN_GUARDED_BY(flush_mutex_);
 };
 
 }  // namespace tern::engine

@@ -10,18 +10,18 @@ void VBucket::set_state(cluster::VBucketState state, uint64_t new_uuid) {
 }
 
 FailoverLog VBucket::failover_log() const {
-  std::lock_guard lock(failover_mutex_);
+  MutexLock lock(failover_mutex_);
   return failover_log_;
 }
 
 void VBucket::restore_failover_log(FailoverLog log) {
-  std::lock_guard lock(failover_mutex_);
+  MutexLock lock(failover_mutex_);
   failover_log_ = std::move(log);
   uuid_.store(failover_log_.uuid(), std::memory_order_release);
 }
 
 void VBucket::add_failover_entry(uint64_t new_uuid) {
-  std::lock_guard lock(failover_mutex_);
+  MutexLock lock(failover_mutex_);
   failover_log_.add(new_uuid, high_seqno());
   uuid_.store(new_uuid, std::memory_order_release);
 }

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <mutex>
 
+#include "common/mutex.h"
 #include "cluster/vbucket_state.h"
 #include "engine/failover_log.h"
 
@@ -77,8 +78,8 @@ class alignas(64) VBucket {  // one cache line each: neighbours are written by o
  private:
   uint16_t id_ = 0;  // written before any thread shares the vbucket
   std::atomic<cluster::VBucketState> state_{cluster::VBucketState::Dead};  // until given one
-  mutable std::mutex failover_mutex_;
-  FailoverLog failover_log_;  // guarded by failover_mutex_
+  mutable Mutex failover_mutex_;
+  FailoverLog failover_log_ TERN_GUARDED_BY(failover_mutex_);
   // The log's current uuid, for readers that need no lock (every mutation's token); written
   // under failover_mutex_ each time the log changes.
   std::atomic<uint64_t> uuid_{0};

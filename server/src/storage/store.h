@@ -136,6 +136,10 @@ class Store {
   // Compacts the whole key range now, running the tombstone purge (tests, and an
   // administrator's compaction).
   virtual void compact() = 0;
+
+  // The records compaction has dropped since the store opened (old tombstones, long-expired
+  // documents: tombstone_purge_filter.h), whenever it ran. A store that drops none says 0.
+  virtual uint64_t records_purged() { return 0; }
 };
 
 // Opens (creating if needed) the RocksDB database in `directory`, creating the directory and

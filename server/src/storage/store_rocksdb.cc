@@ -39,7 +39,8 @@ rocksdb::CompressionType pick_compression() {
 }
 
 rocksdb::Options make_options(const StoreOptions& options, const RocksDBTestHooks& hooks,
-                              rocksdb::Env* env) {
+                              rocksdb::Env* env,
+                              std::shared_ptr<TombstonePurgeFilterFactory> purge_filters) {
   rocksdb::Options o;
   if (env != nullptr) o.env = env;
   o.disable_auto_compactions = !hooks.auto_compactions;
@@ -57,8 +58,7 @@ rocksdb::Options make_options(const StoreOptions& options, const RocksDBTestHook
   // get() (background fetch) asks for single keys: a bloom filter skips the files without it.
   table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-  o.compaction_filter_factory = std::make_shared<TombstonePurgeFilterFactory>(
-      options.purge_interval_seconds, options.unix_now);
+  o.compaction_filter_factory = std::move(purge_filters);
   return o;
 }
 
@@ -66,8 +66,11 @@ class RocksDBStore final : public Store {
  public:
   // `env` (null for the default) must be the one `db` was opened with.
   RocksDBStore(std::unique_ptr<rocksdb::DB> db, std::unique_ptr<rocksdb::Env> env,
-               bool sync_writes)
-      : env_(std::move(env)), db_(std::move(db)), sync_writes_(sync_writes) {}
+               bool sync_writes, std::shared_ptr<const TombstonePurgeFilterFactory> purge_filters)
+      : env_(std::move(env)),
+        db_(std::move(db)),
+        sync_writes_(sync_writes),
+        purge_filters_(std::move(purge_filters)) {}
 
   ~RocksDBStore() override {
     // Every write was synced to the WAL, so nothing is lost if these report an error. The
@@ -226,6 +229,8 @@ class RocksDBStore final : public Store {
     return value;
   }
 
+  uint64_t records_purged() override { return purge_filters_->purged(); }
+
   void compact() override {
     rocksdb::CompactRangeOptions options;
     // The bottommost level too: that is where old tombstones settle.
@@ -282,6 +287,7 @@ class RocksDBStore final : public Store {
   std::unique_ptr<rocksdb::Env> env_;  // before db_: the database uses it until it closes
   std::unique_ptr<rocksdb::DB> db_;
   const bool sync_writes_;
+  const std::shared_ptr<const TombstonePurgeFilterFactory> purge_filters_;
 };
 
 }  // namespace
@@ -300,12 +306,15 @@ std::unique_ptr<Store> open_rocksdb_store(const std::string& directory, StoreOpt
   std::unique_ptr<rocksdb::Env> env;
   if (hooks.file_system) env = rocksdb::NewCompositeEnv(hooks.file_system);
   rocksdb::DB* db = nullptr;
-  auto status = rocksdb::DB::Open(make_options(options, hooks, env.get()), directory, &db);
+  auto purge_filters = std::make_shared<TombstonePurgeFilterFactory>(
+      options.purge_interval_seconds, options.unix_now);
+  auto status =
+      rocksdb::DB::Open(make_options(options, hooks, env.get(), purge_filters), directory, &db);
   if (!status.ok()) {
     throw StoreError("cannot open the store in " + directory + ": " + status.ToString());
   }
   return std::make_unique<RocksDBStore>(std::unique_ptr<rocksdb::DB>(db), std::move(env),
-                                        hooks.sync_writes);
+                                        hooks.sync_writes, std::move(purge_filters));
 }
 
 }  // namespace tern::storage

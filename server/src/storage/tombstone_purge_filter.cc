@@ -18,7 +18,9 @@ bool TombstonePurgeFilter::Filter(int /*level*/, const rocksdb::Slice& key,
                                   std::string* /*new_value*/, bool* /*value_changed*/) const {
   if (!is_document_key(key.ToStringView())) return false;
   auto record = decode_value(existing_value.ToStringView());
-  return record && should_purge(*record, now_, purge_interval_seconds_);
+  if (!record || !should_purge(*record, now_, purge_interval_seconds_)) return false;
+  if (purged_ != nullptr) purged_->fetch_add(1, std::memory_order_relaxed);
+  return true;
 }
 
 TombstonePurgeFilterFactory::TombstonePurgeFilterFactory(uint32_t purge_interval_seconds,
@@ -42,7 +44,7 @@ std::unique_ptr<rocksdb::CompactionFilter> TombstonePurgeFilterFactory::CreateCo
     now = unix_now_();
   } catch (...) {
   }
-  return std::make_unique<TombstonePurgeFilter>(now, purge_interval_seconds_);
+  return std::make_unique<TombstonePurgeFilter>(now, purge_interval_seconds_, &purged_);
 }
 
 }  // namespace tern::storage

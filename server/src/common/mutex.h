@@ -1,0 +1,66 @@
+#pragma once
+// A std::mutex the thread-safety analysis knows (common/thread_annotations.h), and its two
+// holders: MutexLock for a scope, UniqueLock where the holder unlocks and locks again midway or
+// waits on a condition variable. Each costs exactly what the std type it wraps does.
+
+#include <condition_variable>
+#include <mutex>
+
+#include "common/thread_annotations.h"
+
+namespace tern {
+
+class TERN_CAPABILITY("mutex") Mutex {
+ public:
+  Mutex() = default;
+  Mutex(const Mutex&) = delete;
+  Mutex& operator=(const Mutex&) = delete;
+
+  void lock() TERN_ACQUIRE() { mutex_.lock(); }
+  void unlock() TERN_RELEASE() { mutex_.unlock(); }
+  bool try_lock() TERN_TRY_ACQUIRE(true) { return mutex_.try_lock(); }
+
+  // For the analysis only: tells it that this mutex is held where it cannot see that it is
+  // (a callback run under a lock its caller took). Checks nothing at run time.
+  void assert_held() const TERN_THREAD_ANNOTATION(assert_capability(this)) {}
+
+ private:
+  friend class UniqueLock;
+  std::mutex mutex_;
+};
+
+// Holds `mutex` from construction to the end of the scope.
+class TERN_SCOPED_CAPABILITY MutexLock {
+ public:
+  explicit MutexLock(Mutex& mutex) TERN_ACQUIRE(mutex) : mutex_(mutex) { mutex_.lock(); }
+  ~MutexLock() TERN_RELEASE() { mutex_.unlock(); }
+  MutexLock(const MutexLock&) = delete;
+  MutexLock& operator=(const MutexLock&) = delete;
+
+ private:
+  Mutex& mutex_;
+};
+
+// Holds `mutex` from construction, may release and take it again (unlock(), lock()), and
+// releases it at the end of the scope if held then. wait() waits on a condition variable,
+// released meanwhile, as std::condition_variable::wait does.
+class TERN_SCOPED_CAPABILITY UniqueLock {
+ public:
+  explicit UniqueLock(Mutex& mutex) TERN_ACQUIRE(mutex) : lock_(mutex.mutex_) {}
+  ~UniqueLock() TERN_RELEASE() = default;
+  UniqueLock(const UniqueLock&) = delete;
+  UniqueLock& operator=(const UniqueLock&) = delete;
+
+  void lock() TERN_ACQUIRE() { lock_.lock(); }
+  void unlock() TERN_RELEASE() { lock_.unlock(); }
+
+  template <class Predicate>
+  void wait(std::condition_variable& condition, Predicate done) {
+    condition.wait(lock_, std::move(done));
+  }
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+};
+
+}  // namespace tern
