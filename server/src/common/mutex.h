@@ -3,6 +3,7 @@
 // holders: MutexLock for a scope, UniqueLock where the holder unlocks and locks again midway or
 // waits on a condition variable. Each costs exactly what the std type it wraps does.
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 
@@ -43,7 +44,8 @@ class TERN_SCOPED_CAPABILITY MutexLock {
 
 // Holds `mutex` from construction, may release and take it again (unlock(), lock()), and
 // releases it at the end of the scope if held then. wait() waits on a condition variable,
-// released meanwhile, as std::condition_variable::wait does.
+// released meanwhile, as std::condition_variable::wait does: the analysis cannot see inside a
+// predicate lambda, so one that reads guarded fields is marked TERN_REQUIRES(mutex).
 class TERN_SCOPED_CAPABILITY UniqueLock {
  public:
   explicit UniqueLock(Mutex& mutex) TERN_ACQUIRE(mutex) : lock_(mutex.mutex_) {}
@@ -57,6 +59,12 @@ class TERN_SCOPED_CAPABILITY UniqueLock {
   template <class Predicate>
   void wait(std::condition_variable& condition, Predicate done) {
     condition.wait(lock_, std::move(done));
+  }
+  // As wait(), until `deadline` at the latest; returns done().
+  template <class Clock, class Duration, class Predicate>
+  bool wait_until(std::condition_variable& condition,
+                  const std::chrono::time_point<Clock, Duration>& deadline, Predicate done) {
+    return condition.wait_until(lock_, deadline, std::move(done));
   }
 
  private:

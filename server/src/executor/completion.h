@@ -2,7 +2,8 @@
 // A one-shot result that one thread waits for and another provides.
 
 #include <condition_variable>
-#include <mutex>
+
+#include "common/mutex.h"
 
 namespace tern::executor {
 
@@ -11,23 +12,23 @@ class Completion {
   // Called once. The waiter may destroy the object as soon as this returns.
   void complete(bool result) {
     // Notify while holding the lock: the waiter cannot return (and free this) before unlock.
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     result_ = result;
     done_ = true;
     ready_.notify_one();
   }
 
   bool wait() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    ready_.wait(lock, [this] { return done_; });
+    UniqueLock lock(mutex_);
+    lock.wait(ready_, [this]() TERN_REQUIRES(mutex_) { return done_; });
     return result_;
   }
 
  private:
-  std::mutex mutex_;
+  Mutex mutex_;
   std::condition_variable ready_;
-  bool done_ = false;
-  bool result_ = false;
+  bool done_ TERN_GUARDED_BY(mutex_) = false;
+  bool result_ TERN_GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace tern::executor

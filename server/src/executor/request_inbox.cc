@@ -7,10 +7,12 @@ namespace tern::executor {
 bool RequestInbox::post(Request&& request) {
   bool wake_taker;
   {
-    std::unique_lock<std::mutex> lock(mutex_);
+    UniqueLock lock(mutex_);
     if (pending_.size() >= kMaxPending && !closed_) {
       ++blocked_posters_;
-      drained_.wait(lock, [this] { return pending_.size() < kMaxPending || closed_; });
+      lock.wait(drained_, [this]() TERN_REQUIRES(mutex_) {
+        return pending_.size() < kMaxPending || closed_;
+      });
       --blocked_posters_;
     }
     if (closed_) return false;
@@ -23,16 +25,16 @@ bool RequestInbox::post(Request&& request) {
 }
 
 bool RequestInbox::take(std::vector<Request>& batch, int64_t deadline_ms) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  UniqueLock lock(mutex_);
   if (pending_.empty() && !closed_) {
     sleeping_ = true;
-    auto woken = [this] { return !pending_.empty() || closed_; };
+    auto woken = [this]() TERN_REQUIRES(mutex_) { return !pending_.empty() || closed_; };
     if (deadline_ms == kNeverMs) {
-      arrived_.wait(lock, woken);
+      lock.wait(arrived_, woken);
     } else {
       // Same origin as SystemClock::steady_ms().
       const std::chrono::steady_clock::time_point deadline{std::chrono::milliseconds(deadline_ms)};
-      arrived_.wait_until(lock, deadline, woken);
+      lock.wait_until(arrived_, deadline, woken);
     }
     sleeping_ = false;
   }
@@ -46,7 +48,7 @@ bool RequestInbox::take(std::vector<Request>& batch, int64_t deadline_ms) {
 
 void RequestInbox::close() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     closed_ = true;
   }
   arrived_.notify_all();
@@ -54,7 +56,7 @@ void RequestInbox::close() {
 }
 
 size_t RequestInbox::blocked_posters() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   return blocked_posters_;
 }
 

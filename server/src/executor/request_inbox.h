@@ -7,10 +7,10 @@
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "common/mutex.h"
 #include "executor/completion.h"
 #include "executor/task.h"
 
@@ -47,13 +47,14 @@ class RequestInbox {
   size_t blocked_posters();
 
  private:
-  std::mutex mutex_;
+  Mutex mutex_;
   std::condition_variable arrived_;
   std::condition_variable drained_;
-  std::vector<Request> pending_;
-  bool sleeping_ = false;  // the taker waits on arrived_ and nobody has notified it yet
-  size_t blocked_posters_ = 0;  // posters waiting on drained_ for room
-  bool closed_ = false;
+  std::vector<Request> pending_ TERN_GUARDED_BY(mutex_);
+  // The taker waits on arrived_ and nobody has notified it yet.
+  bool sleeping_ TERN_GUARDED_BY(mutex_) = false;
+  size_t blocked_posters_ TERN_GUARDED_BY(mutex_) = 0;  // posters waiting on drained_ for room
+  bool closed_ TERN_GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace tern::executor

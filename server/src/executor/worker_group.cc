@@ -19,7 +19,7 @@ WorkerGroup::WorkerGroup(TaskType type, size_t thread_count, Runner runner)
 
 WorkerGroup::~WorkerGroup() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     stopping_ = true;
   }
   queued_.notify_all();
@@ -28,7 +28,7 @@ WorkerGroup::~WorkerGroup() {
 
 void WorkerGroup::push(std::shared_ptr<Task> task) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     queue_.push_back(std::move(task));
   }
   queued_.notify_one();
@@ -38,8 +38,8 @@ void WorkerGroup::work() {
   for (;;) {
     std::shared_ptr<Task> task;
     {
-      std::unique_lock<std::mutex> lock(mutex_);
-      queued_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      UniqueLock lock(mutex_);
+      lock.wait(queued_, [this]() TERN_REQUIRES(mutex_) { return stopping_ || !queue_.empty(); });
       if (stopping_) return;
       task = std::move(queue_.front());
       queue_.pop_front();

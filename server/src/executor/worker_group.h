@@ -6,10 +6,10 @@
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
+#include "common/mutex.h"
 #include "executor/task.h"
 
 namespace tern::executor {
@@ -34,10 +34,10 @@ class WorkerGroup {
   void work();
 
   Runner runner_;
-  std::mutex mutex_;
+  Mutex mutex_;
   std::condition_variable queued_;
-  std::deque<std::shared_ptr<Task>> queue_;
-  bool stopping_ = false;
+  std::deque<std::shared_ptr<Task>> queue_ TERN_GUARDED_BY(mutex_);
+  bool stopping_ TERN_GUARDED_BY(mutex_) = false;
   std::atomic<size_t> running_{0};
   std::vector<std::thread> threads_;
 };

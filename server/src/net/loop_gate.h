@@ -6,10 +6,11 @@
 // Thread-safe; post() never blocks for longer than a queue insertion (and the wake-up).
 
 #include <functional>
-#include <mutex>
 #include <utility>
 
 #include <asio.hpp>
+
+#include "common/mutex.h"
 
 namespace tern::net {
 
@@ -26,7 +27,7 @@ class LoopGate {
   // Queues `handler` to run on the loop; drops it if the gate is closed.
   template <class Handler>
   void post(Handler&& handler) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (loop_ == nullptr) return;
     asio::post(*loop_, std::forward<Handler>(handler));
     if (wake_) wake_();
@@ -34,13 +35,13 @@ class LoopGate {
 
   // Refuses every later post. Call before the loop is destroyed.
   void close() {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     loop_ = nullptr;
   }
 
  private:
-  std::mutex mutex_;
-  asio::io_context* loop_;  // guarded; null once closed
+  Mutex mutex_;
+  asio::io_context* loop_ TERN_GUARDED_BY(mutex_);  // null once closed
   const std::function<void()> wake_;  // called under the lock, so never after close()
 };
 

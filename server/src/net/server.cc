@@ -51,7 +51,7 @@ Server::Server(const ServerConfig& config, commands::Dispatcher& dispatcher, std
 }
 
 void Server::notify_cluster_map(engine::Bucket& bucket) {
-  std::lock_guard lock(connections_mutex_);
+  MutexLock lock(connections_mutex_);
   for (const auto& weak : connections_) {
     if (auto connection = weak.lock()) {
       connection->post([connection, &bucket] { connection->notify_cluster_map(bucket); });
@@ -134,7 +134,7 @@ void Server::on_accept(Listener& listener, const asio::error_code& error,
     auto connection = std::make_shared<Connection>(loop.gate(), dispatcher_, config_.max_item_size,
                                                    stats_, peer_name(socket), listener.tls);
     {
-      std::lock_guard lock(connections_mutex_);
+      MutexLock lock(connections_mutex_);
       std::erase_if(connections_, [](const auto& weak) { return weak.expired(); });
       connections_.push_back(connection);
     }

@@ -7,7 +7,6 @@
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +14,7 @@
 #include <asio.hpp>
 
 #include "commands/dispatcher.h"
+#include "common/mutex.h"
 #include "engine/bucket.h"
 #include "net/server_config.h"
 #include "net/server_stats.h"
@@ -76,8 +76,9 @@ class Server {
   asio::signal_set signals_;
   std::function<void()> on_hangup_;
   std::unique_ptr<WorkerLoops> workers_;
-  std::mutex connections_mutex_;
-  std::vector<std::weak_ptr<Connection>> connections_;  // guarded; may hold closed ones
+  Mutex connections_mutex_;
+  // May hold closed ones.
+  std::vector<std::weak_ptr<Connection>> connections_ TERN_GUARDED_BY(connections_mutex_);
 };
 
 }  // namespace tern::net

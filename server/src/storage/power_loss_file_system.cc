@@ -150,23 +150,23 @@ PowerLossFileSystem::PowerLossFileSystem(std::shared_ptr<rocksdb::FileSystem> ba
     : FileSystemWrapper(std::move(base)) {}
 
 void PowerLossFileSystem::cut_power() {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   power_on_ = false;
 }
 
 void PowerLossFileSystem::cut_power_after(uint64_t calls) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   calls_until_cut_ = calls;
   armed_thread_ = std::this_thread::get_id();
 }
 
 bool PowerLossFileSystem::power_is_on() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return power_on_;
 }
 
 rocksdb::IOStatus PowerLossFileSystem::charge() {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (power_on_ && calls_until_cut_ != 0 && std::this_thread::get_id() == armed_thread_ &&
       --calls_until_cut_ == 0) {
     power_on_ = false;
@@ -176,20 +176,20 @@ rocksdb::IOStatus PowerLossFileSystem::charge() {
 }
 
 void PowerLossFileSystem::appended(const std::string& name, uint64_t new_size) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   FileState& file = files_[name];
   file.size = new_size;
   file.synced_size = std::min(file.synced_size, new_size);
 }
 
 void PowerLossFileSystem::synced(const std::string& name) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   FileState& file = files_[name];
   file.synced_size = file.size;
 }
 
 void PowerLossFileSystem::directory_synced(const std::string& directory) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto it = new_names_.find(directory);
   if (it == new_names_.end()) return;
   std::error_code ignored;
@@ -225,7 +225,7 @@ rocksdb::IOStatus PowerLossFileSystem::NewWritableFile(
     std::unique_ptr<rocksdb::FSWritableFile>* file, rocksdb::IODebugContext* dbg) {
   if (auto status = charge(); !status.ok()) return status;
   const std::string path = normal(name);
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   // A file written anew over an old one: the old one survives until the directory is synced.
   std::string backup;
   if (auto status = back_up_locked(path, &backup); !status.ok()) return status;
@@ -245,7 +245,7 @@ rocksdb::IOStatus PowerLossFileSystem::ReopenWritableFile(
     std::unique_ptr<rocksdb::FSWritableFile>* file, rocksdb::IODebugContext* dbg) {
   if (auto status = charge(); !status.ok()) return status;
   const std::string path = normal(name);
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   std::error_code error;
   const bool existed = fs::exists(path, error);
   auto status = target()->ReopenWritableFile(path, options, file, dbg);
@@ -295,7 +295,7 @@ rocksdb::IOStatus PowerLossFileSystem::RenameFile(const std::string& from, const
   if (auto status = charge(); !status.ok()) return status;
   const std::string source = normal(from);
   const std::string target_path = normal(to);
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   std::string backup;
   if (auto status = back_up_locked(target_path, &backup); !status.ok()) return status;
   auto status = target()->RenameFile(source, target_path, options, dbg);
@@ -316,7 +316,7 @@ rocksdb::IOStatus PowerLossFileSystem::LinkFile(const std::string& from, const s
                                                 rocksdb::IODebugContext* dbg) {
   if (auto status = charge(); !status.ok()) return status;
   const std::string path = normal(to);
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto status = target()->LinkFile(from, path, options, dbg);
   if (status.ok()) new_names_[directory_of(path)].push_back({path, "", ""});
   return status;
@@ -327,7 +327,7 @@ rocksdb::IOStatus PowerLossFileSystem::DeleteFile(const std::string& name,
                                                   rocksdb::IODebugContext* dbg) {
   if (auto status = charge(); !status.ok()) return status;
   const std::string path = normal(name);
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto status = target()->DeleteFile(path, options, dbg);
   if (!status.ok()) return status;
   // Durable at once (see the model): the name, and whatever it replaced, are gone for good.
@@ -350,7 +350,7 @@ rocksdb::IOStatus PowerLossFileSystem::Truncate(const std::string& name, size_t 
   if (auto status = charge(); !status.ok()) return status;
   const std::string path = normal(name);
   auto status = target()->Truncate(path, size, options, dbg);
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (status.ok()) {
     if (auto tracked = files_.find(path); tracked != files_.end()) {
       tracked->second.size = size;
@@ -382,7 +382,7 @@ rocksdb::IOStatus PowerLossFileSystem::DeleteDir(const std::string& name,
 }
 
 void PowerLossFileSystem::lose_unsynced(std::optional<uint64_t> torn_tail_seed) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   std::mt19937_64 random(torn_tail_seed.value_or(0));
   std::error_code ignored;
   // Bytes first, under the names the files have now; then the names, newest change first.
@@ -411,7 +411,7 @@ void PowerLossFileSystem::lose_unsynced(std::optional<uint64_t> torn_tail_seed) 
 }
 
 void PowerLossFileSystem::restore_power() {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   std::error_code ignored;
   for (const auto& [directory, added] : new_names_) {
     for (const NewName& name : added) {

@@ -33,11 +33,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "common/mutex.h"
 
 namespace tern::storage {
 
@@ -123,18 +124,21 @@ class PowerLossFileSystem final : public rocksdb::FileSystemWrapper {
   };
 
   // Moves an existing `name` aside, for its pending NewName to keep, and sets `backup` to
-  // where ("" when there is no such file). Caller holds mutex_.
-  rocksdb::IOStatus back_up_locked(const std::string& name, std::string* backup);
-  // Puts a backup (if any) back under `name`. Caller holds mutex_.
-  void restore_backup_locked(const std::string& backup, const std::string& name);
+  // where ("" when there is no such file).
+  rocksdb::IOStatus back_up_locked(const std::string& name, std::string* backup)
+      TERN_REQUIRES(mutex_);
+  // Puts a backup (if any) back under `name`.
+  void restore_backup_locked(const std::string& backup, const std::string& name)
+      TERN_REQUIRES(mutex_);
 
-  mutable std::mutex mutex_;
-  bool power_on_ = true;
-  uint64_t calls_until_cut_ = 0;  // 0: not armed
-  std::thread::id armed_thread_;
-  uint64_t backups_ = 0;
-  std::map<std::string, FileState> files_;
-  std::map<std::string, std::vector<NewName>> new_names_;  // by directory, oldest first
+  mutable Mutex mutex_;
+  bool power_on_ TERN_GUARDED_BY(mutex_) = true;
+  uint64_t calls_until_cut_ TERN_GUARDED_BY(mutex_) = 0;  // 0: not armed
+  std::thread::id armed_thread_ TERN_GUARDED_BY(mutex_);
+  uint64_t backups_ TERN_GUARDED_BY(mutex_) = 0;
+  std::map<std::string, FileState> files_ TERN_GUARDED_BY(mutex_);
+  // By directory, oldest first.
+  std::map<std::string, std::vector<NewName>> new_names_ TERN_GUARDED_BY(mutex_);
 };
 
 }  // namespace tern::storage
