@@ -43,9 +43,14 @@ class FailoverLogRestartTest : public ::testing::Test {
     return {"--config", dir_.sub("t.toml"), "--data-dir", dir_.sub("data")};
   }
 
-  static void open(CouchbaseSession& session) {
-    session.hello({kXerror, kAltRequestSupport, kSyncReplication, kMutationSeqno});
-  }
+  // A ternd on the test's data directory, and a session on it that may ask for durability.
+  struct Node {
+    explicit Node(const std::vector<std::string>& args) : server(args), session(server.port()) {
+      session.hello({kXerror, kAltRequestSupport, kSyncReplication, kMutationSeqno});
+    }
+    TerndProcess server;
+    CouchbaseSession session;
+  };
 
   // A SET persisted before it is acknowledged (PersistToMajority), on the vbucket the key is
   // filed under, so that its token and OBSERVE_SEQNO name the same vbucket.
@@ -87,19 +92,17 @@ TEST_F(FailoverLogRestartTest, ACleanRestartKeepsTheHistoryAndAnUncleanOneStarts
   const uint16_t vbucket = filed_vbucket(key);
   Token first;
   {
-    TerndProcess server(args());
-    CouchbaseSession session(server.port());
-    open(session);
+    Node node(args());
+    CouchbaseSession& session = node.session;
     first = durable_set(session, key);
     ASSERT_NE(first.uuid, 0u);
-    EXPECT_EQ(server.stop(SIGTERM), 0);
+    EXPECT_EQ(node.server.stop(SIGTERM), 0);
   }
 
   Token second;
   {
-    TerndProcess server(args());
-    CouchbaseSession session(server.port());
-    open(session);
+    Node node(args());
+    CouchbaseSession& session = node.session;
     const Observed after_clean = observe(session, vbucket, first.uuid);
     EXPECT_EQ(after_clean.format, 0) << "a clean restart keeps the uuid";
     EXPECT_EQ(after_clean.uuid, first.uuid);
@@ -107,14 +110,13 @@ TEST_F(FailoverLogRestartTest, ACleanRestartKeepsTheHistoryAndAnUncleanOneStarts
     second = durable_set(session, key);
     EXPECT_EQ(second.uuid, first.uuid);
     EXPECT_GT(second.seqno, first.seqno);
-    server.stop(SIGKILL);
+    node.server.stop(SIGKILL);
   }
 
   uint64_t new_uuid = 0;
   {
-    TerndProcess server(args());
-    CouchbaseSession session(server.port());
-    open(session);
+    Node node(args());
+    CouchbaseSession& session = node.session;
     const Observed after_crash = observe(session, vbucket, first.uuid);
     EXPECT_EQ(after_crash.format, 1) << "an unclean restart starts a new history";
     EXPECT_NE(after_crash.uuid, first.uuid);
@@ -129,13 +131,12 @@ TEST_F(FailoverLogRestartTest, ACleanRestartKeepsTheHistoryAndAnUncleanOneStarts
     EXPECT_EQ(unknown.ended_at, 0u);
     // A new write carries the new history's uuid.
     EXPECT_EQ(durable_set(session, key).uuid, new_uuid);
-    EXPECT_EQ(server.stop(SIGTERM), 0);
+    EXPECT_EQ(node.server.stop(SIGTERM), 0);
   }
 
   // Clean again: the new history stays current, and the log still knows the old one.
-  TerndProcess server(args());
-  CouchbaseSession session(server.port());
-  open(session);
+  Node node(args());
+  CouchbaseSession& session = node.session;
   EXPECT_EQ(observe(session, vbucket, new_uuid).format, 0);
   const Observed old = observe(session, vbucket, first.uuid);
   EXPECT_EQ(old.format, 1);
