@@ -135,8 +135,10 @@ void Bucket::make_persistent(std::unique_ptr<storage::Store> store) {
 bool Bucket::set_vbucket_state(uint16_t id, cluster::VBucketState state) {
   VBucket* target = vbucket(id);
   if (target == nullptr) return false;
-  target->set_state(state, new_failover_uuid());
-  if (persistence_) persistence_->save_failover_log(*target);
+  // A synced write: only when the log changed.
+  if (target->set_state(state, new_failover_uuid()) && persistence_) {
+    persistence_->save_failover_log(*target);
+  }
   return true;
 }
 

@@ -112,9 +112,12 @@ class KeyFilterRebuild final : public executor::Task {
 
 void Persistence::rebuild_key_filters_if_due() {
   if (!engine_.config().full_eviction || rebuilding_->load(std::memory_order_acquire)) return;
-  const uint64_t purged = store_->records_purged() - purged_at_rebuild_;
-  if (purged < kRebuildAfterPurged || purged * 10 < engine_.stats().bloom_filter_keys) return;
-  purged_at_rebuild_ += purged;
+  const uint64_t total = store_->records_purged();
+  if (total - purged_at_check_ < kRebuildAfterPurged) return;
+  purged_at_check_ = total;
+  const uint64_t purged = total - purged_at_rebuild_;
+  if (purged * 10 < engine_.stats().bloom_filter_keys) return;
+  purged_at_rebuild_ = total;
   rebuilding_->store(true, std::memory_order_release);
   executor_->schedule(std::make_shared<KeyFilterRebuild>(engine_, *store_, rebuilding_, owner_));
 }

@@ -90,7 +90,8 @@ class Persistence {
   // Full eviction: once compaction has dropped (Store::records_purged) a tenth as many
   // records as the bloom filters hold keys, and at least kRebuildAfterPurged, schedules a
   // one-shot Reader task that rebuilds them (Engine::rebuild_key_filters), unless one runs.
-  // Writer thread only.
+  // The filters' size (which locks every shard) is read again only after kRebuildAfterPurged
+  // more drops. Writer thread only.
   void rebuild_key_filters_if_due();
   static constexpr uint64_t kRebuildAfterPurged = 1000;
 
@@ -106,6 +107,7 @@ class Persistence {
   executor::OwnerId owner_ = 0;
   executor::TaskId flusher_id_ = 0;
   uint64_t purged_at_rebuild_ = 0;  // Store::records_purged() when the last rebuild began
+  uint64_t purged_at_check_ = 0;    // ... when the filters' size was last read
   std::shared_ptr<std::atomic<bool>> rebuilding_ = std::make_shared<std::atomic<bool>>(false);
   Mutex flush_mutex_;
   // The flushes whose clear is not yet on disk, by number.

@@ -2,11 +2,11 @@
 
 namespace tern::engine {
 
-void VBucket::set_state(cluster::VBucketState state, uint64_t new_uuid) {
+bool VBucket::set_state(cluster::VBucketState state, uint64_t new_uuid) {
   const cluster::VBucketState old = state_.exchange(state, std::memory_order_acq_rel);
-  if (state == cluster::VBucketState::Active && old != cluster::VBucketState::Active) {
-    add_failover_entry(new_uuid);
-  }
+  if (state != cluster::VBucketState::Active || old == cluster::VBucketState::Active) return false;
+  add_failover_entry(new_uuid);
+  return true;
 }
 
 FailoverLog VBucket::failover_log() const {

@@ -38,8 +38,8 @@ class alignas(64) VBucket {  // one cache line each: neighbours are written by o
 
   // Moving into the active state from any other starts a new history: `new_uuid` is added to
   // the failover log after the current seqno, which carries on (it never goes back, so no
-  // client mistakes old numbers for new ones).
-  void set_state(cluster::VBucketState state, uint64_t new_uuid);
+  // client mistakes old numbers for new ones). Returns whether it began a new history.
+  bool set_state(cluster::VBucketState state, uint64_t new_uuid);
 
   // The current history's uuid (the failover log's newest): what a mutation token carries.
   uint64_t uuid() const { return uuid_.load(std::memory_order_acquire); }
