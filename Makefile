@@ -10,7 +10,7 @@ FUZZ_SECONDS ?= 30
 
 .DEFAULT_GOAL := help
 .PHONY: help all deps deps-dotnet build build-server build-dotnet run test test-server \
-        test-compat test-dotnet test-asan test-tsan fuzz test-under-load bench-server bench-full-eviction bench-collections bench-collections-instructions bench-instructions \
+        test-compat test-dotnet test-asan test-tsan fuzz test-under-load bench-server bench-full-eviction bench-memory bench-collections bench-collections-instructions bench-instructions \
         bench-executor bench-durability bench-warmup bench-subdoc bench-lookup bench-metrics bench-seeds bench-sdk bench-sdk-alloc bench-sdk-tls-pairs bench-tls bench-scan bench-export bench-transactions bench-transactions-alloc bench-scan-alloc bench-scan-tern clean
 
 help: ## list the targets (what `make` alone does)
@@ -55,7 +55,7 @@ test-dotnet: deps-dotnet ## the .NET SDK's tests, against real memcached and ter
 test-asan: deps ## the server's tests under AddressSanitizer + UndefinedBehaviorSanitizer
 	@bash scripts/test-server.sh build/asan RelWithDebInfo address
 
-test-tsan: deps ## the executor's tests under ThreadSanitizer
+test-tsan: deps ## the executor's and the items' tests under ThreadSanitizer
 	@bash scripts/test-server.sh build/tsan RelWithDebInfo thread
 
 fuzz: deps ## every libFuzzer target under ASan+UBSan for FUZZ_SECONDS (30) each; FUZZ_MERGE=1 keeps new coverage in testdata/fuzz
@@ -88,11 +88,14 @@ bench-warmup: deps ## warmup: load 1M items, restart cleanly, time until warm (i
 bench-full-eviction: deps ## full eviction: 1M new keys into a bucket that has evicted; BASE=<rev> also measures that commit
 	@bash scripts/bench-full-eviction.sh $(BASE)
 
+bench-memory: deps ## RSS per item: 1M items of 32 B, 256 B and 4 KiB values in ternd and memcached, same run; BASE=<rev> also measures that commit
+	@bash scripts/bench-memory.sh $(BASE)
+
 bench-subdoc: deps ## sub-document lookup and upsert: splicing (simdjson On-Demand) against a rapidjson DOM
 	@bash scripts/bench-subdoc.sh
 
-bench-lookup: deps ## a GET's lookup in the engine's table, in and out of the cache, with and without prefetching ahead
-	@bash scripts/bench-lookup.sh
+bench-lookup: deps ## a GET's lookup in the engine's table, in and out of the cache, with and without prefetching ahead; BASE=<rev> also measures that commit
+	@bash scripts/bench-lookup.sh $(BASE)
 
 bench-metrics: deps ## GET /metrics: one scrape of 10 buckets of 10 collections, and what the metrics add per request
 	@bash scripts/bench-metrics.sh

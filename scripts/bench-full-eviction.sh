@@ -23,24 +23,13 @@ bash scripts/build-server.sh build/bench Release "" ternd kv_load >/dev/null
 kv_load=build/bench/server/kv_load
 TERND_WORK=$(mktemp -d)
 source scripts/lib/ternd.sh
+source scripts/lib/base_build.sh
 trap 'ternd_kill; git worktree remove --force "$TERND_WORK/base" >/dev/null 2>&1 || true; rm -rf "$TERND_WORK"' EXIT
 
 declare -A ternd_of=([this]=build/bench/server/ternd)
 names=(this)
 if [ -n "$base_rev" ]; then
-  # Built once per commit and kept (build/bench-base/<commit>/ternd): a rerun starts at once.
-  base_commit=$(git rev-parse --verify "$base_rev^{commit}")
-  base_ternd=build/bench-base/$base_commit/ternd
-  if [ ! -x "$base_ternd" ]; then
-    echo "bench-full-eviction: building ternd at $base_rev"
-    git worktree add -q --detach "$TERND_WORK/base" "$base_commit"
-    cmake -S "$TERND_WORK/base/server" -B "$TERND_WORK/base/build" -G Ninja \
-      -DCMAKE_BUILD_TYPE=Release >/dev/null
-    cmake --build "$TERND_WORK/base/build" --target ternd -j "$(nproc)" -- --quiet >/dev/null
-    mkdir -p "$(dirname "$base_ternd")"
-    cp "$TERND_WORK/base/build/ternd" "$base_ternd"
-  fi
-  ternd_of[base]=$base_ternd
+  ternd_of[base]=$(base_ternd "$base_rev")
   names+=(base)
 fi
 

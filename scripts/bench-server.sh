@@ -57,15 +57,6 @@ cmd
 1 0.9
 CFG
 
-wait_for_port() {
-  for _ in $(seq 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    sleep 0.05
-  done
-  echo "bench-server: nothing listens on port $1" >&2
-  return 1
-}
-
 # Each server by name: ternd-epoll, ternd-uring, memcached; "ternd-<io>+scrape" is the same
 # ternd, loaded while the scraper polls its management port.
 declare -A pid_of port_of mgmt_port_of
@@ -81,8 +72,8 @@ for io in "${backends[@]}"; do
     pid_of[ternd-$io+scrape]=$! port_of[ternd-$io+scrape]=$port servers+=("ternd-$io+scrape")
     mgmt_port_of[ternd-$io+scrape]=$mgmt_port
   fi
-  wait_for_port "$port"
-  wait_for_port "$mgmt_port"
+  wait_until_listening "$port"
+  wait_until_listening "$mgmt_port"
   grep -q " threads on $io" "$work/ternd-$io.log" ||
     { echo "bench-server: ternd --io $io is not serving on $io:" >&2; cat "$work/ternd-$io.log" >&2; exit 1; }
 done
@@ -94,7 +85,7 @@ memcached "${user_args[@]}" -B binary -t "$server_threads" -p "$memcached_port" 
   -l 127.0.0.1 -m 1024 -c 4096 &
 pids+=("$!")
 pid_of[memcached]=$! port_of[memcached]=$memcached_port servers+=(memcached)
-wait_for_port "$memcached_port"
+wait_until_listening "$memcached_port"
 
 # Server CPU time so far (user + system), in clock ticks.
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }

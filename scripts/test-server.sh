@@ -8,11 +8,12 @@ build_type=${2:-Release}
 sanitizer=${3:-}
 targets=()
 label_args=()
-# Under TSan only the executor's suites run: they are the concurrent core. So only they are
-# built, which keeps CI's TSan stage to a few minutes.
+# Under TSan only the executor's suites and the items' run: they are the concurrent core
+# (the pool, and the reference counts every thread shares). So only they are built, which
+# keeps CI's TSan stage to a few minutes.
 if [ "$sanitizer" = "thread" ]; then
-  targets=(executor_tests)
-  label_args=(-L executor)
+  targets=(executor_tests item_tests)
+  label_args=(-L '^(executor|items)$')
 fi
 bash scripts/build-server.sh "$build_dir" "$build_type" "$sanitizer" "${targets[@]}"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1

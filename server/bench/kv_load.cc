@@ -4,8 +4,8 @@
 // Every connection sends a batch of --pipeline requests, waits for all their responses,
 // then sends the next batch, until --seconds have passed. The workload is bench-server's
 // memaslap one: 16-byte keys drawn uniformly from a fixed key space that is stored before
-// the clock starts, 100-byte values, 9 GETs to 1 SET. Mode `plain` speaks as a memcached
-// client does: no HELLO, no authentication, classic keys on vbucket 0. Mode `couchbase`
+// the clock starts, 100-byte values (--value-size), 9 GETs to 1 SET. Mode `plain` speaks as a
+// memcached client does: no HELLO, no authentication, classic keys on vbucket 0. Mode `couchbase`
 // speaks as the SDKs do: HELLO, SCRAM-SHA512, SELECT_BUCKET, then keys prefixed with the
 // LEB128 collection id and sent to the vbucket the key hashes to.
 //
@@ -92,6 +92,7 @@ struct Options {
   uint32_t collection_id = 8;
   unsigned keys = 10000;
   unsigned first_key = 0;  // the key space is key:<first_key> ... key:<first_key + keys - 1>
+  size_t value_size = 100;
   int server_pid = 0;
   std::string durability = "none";  // none, majority, persist-active, persist-majority
   unsigned sets_percent = 10;
@@ -110,7 +111,6 @@ struct Options {
 };
 
 constexpr size_t kKeySize = 16;
-constexpr size_t kValueSize = 100;
 
 std::span<const uint8_t> bytes_of(std::string_view text) {
   return {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
@@ -144,7 +144,7 @@ struct Workload {
   std::vector<std::vector<uint8_t>> sets;
 
   explicit Workload(const Options& options) {
-    const std::string value(kValueSize, 'v');
+    const std::string value(options.value_size, 'v');
     const std::string flags_and_expiry(8, '\0');
     // Frame info id 1 (durability requirement), one byte long: the level; the server's
     // default timeout applies.
@@ -604,6 +604,8 @@ int main(int argc, char** argv) {
   app.add_option("--keys", options.keys, "size of the key space")->check(CLI::PositiveNumber);
   app.add_option("--first-key", options.first_key,
                  "number of the first key (a preload of keys another preload did not store)");
+  app.add_option("--value-size", options.value_size, "bytes in each value (default 100)")
+      ->check(CLI::Range(size_t{0}, size_t{20} << 20));
   app.add_option("--server-pid", options.server_pid, "report this process's CPU time per op");
   app.add_option("--durability", options.durability,
                  "couchbase mode: every request a SET with this durability level")

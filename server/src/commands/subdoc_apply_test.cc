@@ -11,6 +11,7 @@
 
 #include "engine/engine.h"
 #include "engine/item.h"
+#include "engine/stored_item.h"
 #include "protocol/datatype.h"
 #include "xattr/blob.h"
 
@@ -22,13 +23,6 @@ using subdoc::SpecOp;
 
 constexpr uint8_t kJson = protocol::datatype::kJson;
 constexpr uint8_t kXattr = protocol::datatype::kXattr;
-
-struct TestItem final : engine::Item {
-  std::string key_text = "doc";
-  std::string value_text;
-  std::string_view key() const override { return key_text; }
-  std::string_view value() const override { return value_text; }
-};
 
 subdoc::Request request_of(std::vector<subdoc::Spec> specs, uint8_t doc_flags = 0) {
   subdoc::Request request;
@@ -62,9 +56,10 @@ class SubdocApplyTest : public ::testing::Test {
   SubdocDocument& stored(std::string_view body, uint8_t body_datatype,
                          const std::vector<xattr::Attribute>& attributes = {},
                          bool deleted = false) {
-    auto item = std::make_shared<TestItem>();
-    xattr::append_section(attributes, item->value_text);
-    item->value_text.append(body);
+    std::string value;
+    xattr::append_section(attributes, value);
+    value.append(body);
+    engine::MutableItemPtr item = engine::make_item("doc", {value});
     item->datatype =
         static_cast<uint8_t>(body_datatype | (attributes.empty() ? 0 : kXattr));
     item->deleted = deleted;

@@ -15,7 +15,8 @@ namespace {
 
 constexpr uint32_t kNoCreateExpiry = 0xffffffff;
 
-void copy_metadata(const Item& from, Item& to) {
+// What a value computed from the current one keeps of it.
+void copy_user_metadata(const Item& from, Item& to) {
   to.flags = from.flags;
   to.datatype = from.datatype;
   to.expiry_ms = from.expiry_ms;
@@ -50,9 +51,8 @@ KeyAccess::~KeyAccess() {
   if (wake_flusher_) impl_.notify_dirty();  // the listener runs with no engine lock held
 }
 
-std::shared_ptr<Item> make_tombstone(const Item& document, int64_t purge_at_ms,
-                                     std::shared_ptr<Item> bare) {
-  std::shared_ptr<Item> tombstone;
+MutableItemPtr make_tombstone(const Item& document, int64_t purge_at_ms, MutableItemPtr bare) {
+  MutableItemPtr tombstone;
   if ((document.datatype & kXattr) != 0) {
     const std::string kept = xattr::system_section(parts_of(document).attributes);
     if (!kept.empty()) {
@@ -84,7 +84,7 @@ GetResult Engine::get(std::string_view key) {
       return result;
     }
     counters.add(Counter::get_hits);
-    slot->last_access_ms = access.now();
+    slot->item->touch_access(access.now());
     locked = Impl::is_locked(*slot, access.now());
     result = {Status::Success, slot->item};
   }
@@ -156,7 +156,7 @@ Status Engine::unlock(std::string_view key, uint64_t cas) {
   if (!slot) return Status::NotFound;
   if (!Impl::is_locked(*slot, access.now())) return Status::NotLocked;
   if (slot->item->cas != cas) return Status::Locked;
-  slot->lock_deadline_ms = 0;
+  slot->item->set_lock(0, access.now());
   return Status::Success;
 }
 
@@ -165,7 +165,7 @@ MutationResult Engine::store(StoreMode mode, std::string_view key, std::string_v
                              MutationOptions options) {
   if (value.size() > config_.max_item_size) return {Status::TooBig};
   // Built before taking the shard lock, which then only has to link it in.
-  std::shared_ptr<Item> item = make_item(key, {value});
+  MutableItemPtr item = make_item(key, {value});
   item->flags = flags;
   item->datatype = datatype;
   const int64_t deadline = write_deadline_ms(key, expiry);
@@ -188,7 +188,7 @@ MutationResult Engine::store(StoreMode mode, std::string_view key, std::string_v
                              // A whole new body keeps the document's extended attributes
                              // (Couchbase's rule: transactions and replication keep their
                              // metadata there), unless the value brings its own.
-                             std::shared_ptr<Item> stored = item;
+                             MutableItemPtr stored = item;
                              if (current && (current->datatype & kXattr) != 0 &&
                                  (datatype & kXattr) == 0) {
                                const std::string_view kept = parts_of(*current).attributes;
@@ -214,7 +214,7 @@ MutationResult Engine::remove(std::string_view key, uint64_t cas, MutationOption
   const bool keeps_tombstone = impl_->tombstone_ms > 0 || impl_->persistent;
   // Built before taking the shard lock, as store's item is; wasted on a miss. A document
   // with system attributes needs one holding them, built under the lock from what it finds.
-  std::shared_ptr<Item> bare_tombstone = keeps_tombstone ? make_item(key, {}) : nullptr;
+  MutableItemPtr bare_tombstone = keeps_tombstone ? make_item(key, {}) : nullptr;
   Applied applied = mutate(
       *impl_,
       {.key = key,
@@ -290,7 +290,7 @@ ArithmeticResult Engine::arithmetic(std::string_view key, bool increment, uint64
         counters.add(hit);
         result = apply_delta(*value, increment, delta);
         auto item = make_item(key, {parts.attributes, format_counter(result, digits)});
-        copy_metadata(*current, *item);
+        copy_user_metadata(*current, *item);
         return publish(std::move(item));
       });
   if (applied.status != Status::Success) return {applied.status};
@@ -317,7 +317,7 @@ MutationResult Engine::concat(ConcatMode mode, std::string_view key, std::string
         auto item = mode == ConcatMode::Append
                         ? make_item(key, {current->value(), value})
                         : make_item(key, {parts.attributes, value, parts.body});
-        copy_metadata(*current, *item);
+        copy_user_metadata(*current, *item);
         const std::string_view body = item->value().substr(parts.attributes.size());
         item->datatype = static_cast<uint8_t>((current->datatype & kXattr) |
                                               (is_json != nullptr && is_json(body) ? kJson : 0));

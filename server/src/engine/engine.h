@@ -123,7 +123,8 @@ struct MutationOptions {
   VBucket* vbucket = nullptr;
   // A durable write that must be on disk before it counts (persistent buckets only): the
   // change is numbered (CAS, seqno) and queued for the flusher as any other, but held aside
-  // instead of published, and charged to the quota only when committed. Reads keep seeing
+  // instead of published; it is charged to the quota as held (OutOfMemory when it does not
+  // fit), and committing moves the charge to the published document. Reads keep seeing
   // the key's committed document, and every other mutation of the key answers
   // SyncWriteInProgress, until commit_prepared() publishes it. The committed document may
   // still expire, be flushed or be removed by its tombstone's purge meanwhile, as if no write
@@ -310,7 +311,11 @@ class Engine {
   // expired (a past absolute expiry) is queued as it is: warmup does not load it.
   // Returns 0, or when a flush (flush()) came since the previous take, the number of the
   // latest: the store must then be cleared before what this take returned is written.
+  // Once the flusher is done with items a take returned (written, or dropped with a flush),
+  // give them back here: an item that left the index while queued stays charged to the quota
+  // until then (the quota bounds all the engine holds), and this releases the charge.
   uint64_t take_dirty(std::vector<ItemPtr>& out);
+  void flushed(std::span<const ItemPtr> items);
 
   // Changes queued and not yet taken (STAT ep_queue_size).
   size_t dirty_count() const;
@@ -321,8 +326,9 @@ class Engine {
   void set_dirty_listener(std::function<void()> listener);
 
   // Publishes the key's prepared item (MutationOptions::prepare) if it is the one with this
-  // CAS, keeping its CAS and seqno, in place of whatever the key holds; it is charged to the
-  // quota even past it (it is on disk and was acknowledged: it cannot be refused now).
+  // CAS, keeping its CAS and seqno, in place of whatever the key holds; its charge moves to
+  // the index, even past the quota (it is on disk and was acknowledged: it cannot be refused
+  // now).
   // Returns false when the key has no such prepared item.
   bool commit_prepared(std::string_view key, uint64_t cas);
 
@@ -354,7 +360,7 @@ class Engine {
     Full,        // not even the metadata fits: nothing inserted (warmup stops loading)
     OnDiskOnly,  // full eviction: left on disk, to be fetched when needed
   };
-  Restored restore(std::shared_ptr<Item> item);
+  Restored restore(MutableItemPtr item);
 
   // Warmup: makes every CAS issued from now on greater than `cas`, as restore() does for
   // the item it is given. For each record read from disk that restore() is not given (past
@@ -411,7 +417,7 @@ class Engine {
   // for purging, or a record a flush dropped (see flush()), leaves a marker too. Charged to the quota even past it (the requests are about to read it;
   // the pager evicts again). Returns false, changing nothing, when the key is no longer on
   // disk only (another fetch or a change got there first). May throw std::bad_alloc.
-  bool restore_fetched(std::string_view key, std::shared_ptr<Item> stored);
+  bool restore_fetched(std::string_view key, MutableItemPtr stored);
 
   // --- The console's document browser (management port). ---
 

@@ -36,6 +36,8 @@ size_t Engine::purge_dropped_collections(size_t shard_index) {
     }
     for (auto it = shard.prepared.begin(); it != shard.prepared.end();) {
       if (impl_->collection_gone(it->first)) {
+        impl_->mem_used.fetch_sub(item_charge(*it->second), std::memory_order_relaxed);
+        impl_->hold_if_queued(*it->second);
         purged.push_back(std::move(it->second));  // the key the entry views dies with it
         it = shard.prepared.erase(it);
         ++dropped_prepared;

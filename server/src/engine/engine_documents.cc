@@ -23,7 +23,7 @@ GetResult Engine::get_document(std::string_view key, bool include_deleted) {
     return {};
   }
   counters.add(Counter::get_hits);
-  found->last_access_ms = access.now();
+  found->item->touch_access(access.now());
   return {Status::Success, found->item, Impl::is_locked(*found, access.now())};
 }
 
@@ -31,7 +31,7 @@ MutationResult Engine::write_document(std::string_view key, const DocumentWrite&
                                       MutationOptions options) {
   if (write.value.size() > config_.max_item_size) return {Status::TooBig};
   // Built before taking the shard lock, which then only has to link it in.
-  std::shared_ptr<Item> item = make_item(key, {write.value});
+  MutableItemPtr item = make_item(key, {write.value});
   item->flags = write.flags;
   item->datatype = write.datatype;
   item->deleted = write.deleted;

@@ -53,6 +53,7 @@ size_t Engine::Impl::apply_flush(Shard& shard, int64_t now, uint64_t word) {
       changes.swap(shard.dirty);
       dirty_count.fetch_sub(changes.size(), std::memory_order_relaxed);
       shard.flush_untaken = true;
+      unqueue(changes);
     }
     mem_used.fetch_sub(shard.bytes, std::memory_order_relaxed);
     shard.bytes = 0;
@@ -86,6 +87,7 @@ size_t Engine::Impl::remove_slot(Shard& shard, size_t index, ItemPtr& removed) {
   if (!item.resident) --shard.non_resident;
   mem_used.fetch_sub(charge, std::memory_order_relaxed);
   removed = shard.table.erase(index);
+  hold_if_queued(*removed);
   return charge;
 }
 
@@ -111,7 +113,7 @@ size_t Engine::Impl::expire_to_tombstone(Shard& shard, size_t index, int64_t now
   Slot& slot = shard.table.at(index);
   const Item& document = *slot.item;
   // The steps that can fail come first.
-  std::shared_ptr<Item> tombstone = make_tombstone(document, tombstone_deadline(now));
+  MutableItemPtr tombstone = make_tombstone(document, tombstone_deadline(now));
   reserve_dirty(shard);
   tombstone->cas = next_cas(shard);
   tombstone->rev_seqno = document.rev_seqno + 1;
@@ -120,16 +122,20 @@ size_t Engine::Impl::expire_to_tombstone(Shard& shard, size_t index, int64_t now
     tombstone->seqno = vbuckets[document.vbucket].record_mutation();
   }
   if (queue_dirty(shard, tombstone)) wake_flusher = true;
-  if (tombstone_ms == 0) return remove_slot(shard, index, removed);
+  if (tombstone_ms == 0) {  // the tombstone is the queue's alone
+    hold_if_queued(*tombstone);
+    return remove_slot(shard, index, removed);
+  }
   // The tombstone keeps at most the document's key and attributes: it never costs more.
   const size_t freed = item_charge(document) - item_charge(*tombstone);
   shard.bytes -= freed;
   mem_used.fetch_sub(freed, std::memory_order_relaxed);
   ++shard.tombstones;
   if (!document.resident) --shard.non_resident;
+  tombstone->inherit_last_use(document);
   removed = std::move(slot.item);
   slot.item = std::move(tombstone);
-  slot.lock_deadline_ms = 0;
+  hold_if_queued(*removed);
   return freed;
 }
 

@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cassert>
 #include <atomic>
+#include <cassert>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -23,6 +23,7 @@
 #include "engine/engine.h"
 #include "engine/hash_table.h"
 #include "engine/key_filter.h"
+#include "engine/stored_item.h"
 #include "engine/vbucket.h"
 
 namespace tern::engine {
@@ -125,7 +126,7 @@ struct Engine::Impl {
   static bool is_expired(const Item& item, int64_t now) {
     return item.expiry_ms != 0 && item.expiry_ms <= now;
   }
-  static bool is_locked(const Slot& slot, int64_t now) { return slot.lock_deadline_ms > now; }
+  static bool is_locked(const Slot& slot, int64_t now) { return slot.item->locked_at(now); }
 
   // Applies a flush whose time has come to `shard` and returns the items it dropped. The
   // shard's lock is held on entry and exit but released while the dropped items are destroyed.
@@ -245,12 +246,31 @@ struct Engine::Impl {
   bool queue_dirty(Shard& shard, ItemPtr item) TERN_REQUIRES(shard.mutex) {
     // The flusher writes the whole record: a non-resident copy would store an empty value.
     assert(item->resident);
+    item->mark_queued();
     shard.dirty.push_back(std::move(item));
     dirty_count.fetch_add(1, std::memory_order_relaxed);
     return !dirty_pending.load(std::memory_order_relaxed) &&
            !dirty_pending.exchange(true, std::memory_order_acq_rel);
   }
   void notify_dirty();
+
+  // Persistent buckets: `item` left the index (or a prepared write was dropped without
+  // entering it). If the flusher still needs it, it is charged as held until the flusher
+  // is done with it (Engine::flushed), so that the quota bounds all the engine holds: the
+  // charge is forced, as the memory is in use already.
+  void hold_if_queued(const Item& item) {
+    if (!persistent || !item.hold()) return;
+    mem_used.fetch_add(item_charge(item), std::memory_order_relaxed);
+  }
+  // The flusher is done with `items` (written, or dropped by a flush): releases what those
+  // charged as held.
+  void unqueue(std::span<const ItemPtr> items) {
+    size_t released = 0;
+    for (const ItemPtr& item : items) {
+      if (item->unqueue()) released += item_charge(*item);
+    }
+    if (released != 0) mem_used.fetch_sub(released, std::memory_order_relaxed);
+  }
 
   // When a tombstone made now may be purged: Config::metadata_purge_seconds from now; with
   // none, already (a persistent bucket still makes one, to write to disk, and keeps none).
@@ -328,8 +348,8 @@ inline constexpr unsigned kFlushSequenceBits = 20;
 // attributes (xattr::system_section), deleted, to be purged at purge_at_ms. `bare`, if
 // given, is an empty-valued item built beforehand, used when there are no attributes to
 // keep. Numbering it is the caller's.
-std::shared_ptr<Item> make_tombstone(const Item& document, int64_t purge_at_ms,
-                                     std::shared_ptr<Item> bare = nullptr);
+MutableItemPtr make_tombstone(const Item& document, int64_t purge_at_ms,
+                              MutableItemPtr bare = nullptr);
 
 // One single-key operation's hold on its shard: the lock taken, a due flush settled and the
 // key looked up. Whatever it removed on the way is destroyed after the lock is released.
@@ -346,6 +366,7 @@ class KeyAccess {
   KeyAccess& operator=(const KeyAccess&) = delete;
 
   Shard& shard() { return shard_; }
+  Engine::Impl& impl() { return impl_; }
   uint64_t hash() const { return hash_; }
   int64_t now() const { return now_; }
   // The slot of the key's item, tombstone or absent marker, or HashTable::npos.

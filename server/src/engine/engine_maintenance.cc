@@ -20,13 +20,13 @@ constexpr size_t kEvictionSampleSlotsPerShard = 64;
 constexpr size_t kEvictionScanStep = 1024;
 
 struct AccessSample {
-  int64_t last_access_ms;
-  size_t gain;  // what evicting the item would free
+  uint32_t idle_ms;  // Item::idle_ms
+  size_t gain;       // what evicting the item would free
 };
 
-// Samples evictable items across all shards and returns the access time at or before which
-// evicting every such item should free about `bytes_wanted`.
-int64_t estimate_eviction_cutoff(Engine::Impl& impl, uint64_t bytes_wanted) {
+// Samples evictable items across all shards and returns the idle time (Item::idle_ms) at or
+// above which evicting every such item should free about `bytes_wanted`.
+uint32_t estimate_eviction_cutoff(Engine::Impl& impl, uint64_t bytes_wanted) {
   std::vector<AccessSample> samples;
   uint64_t sampled_bytes = 0;
   const size_t visits_per_shard =
@@ -45,14 +45,14 @@ int64_t estimate_eviction_cutoff(Engine::Impl& impl, uint64_t bytes_wanted) {
       // towards what evicting frees.
       sampled_bytes += item_charge(*slot.item);
       const size_t gain = impl.eviction_gain(shard, slot, now);
-      if (gain > 0) samples.push_back({slot.last_access_ms, gain});
+      if (gain > 0) samples.push_back({slot.item->idle_ms(now), gain});
     }
     shard.sample_cursor = i;
   }
-  if (samples.empty()) return std::numeric_limits<int64_t>::max();
-  std::sort(samples.begin(), samples.end(), [](const AccessSample& a, const AccessSample& b) {
-    return a.last_access_ms < b.last_access_ms;
-  });
+  if (samples.empty()) return 0;
+  // The longest idle first.
+  std::sort(samples.begin(), samples.end(),
+            [](const AccessSample& a, const AccessSample& b) { return a.idle_ms > b.idle_ms; });
   // Scale the wanted bytes to the sample: the sample's share of all memory.
   const uint64_t total = std::max<uint64_t>(impl.mem_used.load(std::memory_order_relaxed), 1);
   const double wanted_in_sample =
@@ -60,9 +60,9 @@ int64_t estimate_eviction_cutoff(Engine::Impl& impl, uint64_t bytes_wanted) {
   double accumulated = 0;
   for (const AccessSample& sample : samples) {
     accumulated += sample.gain;
-    if (accumulated >= wanted_in_sample) return sample.last_access_ms;
+    if (accumulated >= wanted_in_sample) return sample.idle_ms;
   }
-  return samples.back().last_access_ms;
+  return samples.back().idle_ms;
 }
 
 // Frees the evictable item at `index` (eviction_gain() > 0) into `evicted` and returns the
@@ -93,10 +93,11 @@ size_t evict_slot(Engine::Impl& impl, Shard& shard, size_t index, std::vector<It
   }
   next = index + 1;
   Slot& slot = shard.table.at(index);
-  std::shared_ptr<Item> copy = make_non_resident(*slot.item);  // may throw, changing nothing
+  MutableItemPtr copy = make_non_resident(*slot.item);  // may throw, changing nothing
   const size_t freed = item_charge(*slot.item) - item_charge(*copy);
   evicted.push_back(std::move(slot.item));
   slot.item = std::move(copy);
+  impl.hold_if_queued(*evicted.back());
   ++shard.non_resident;
   shard.bytes -= freed;
   impl.mem_used.fetch_sub(freed, std::memory_order_relaxed);
@@ -105,9 +106,9 @@ size_t evict_slot(Engine::Impl& impl, Shard& shard, size_t index, std::vector<It
   return freed;
 }
 
-// Evicts items last used at or before `cutoff` until `freed` reaches `target`, adding what
+// Evicts items idle for `min_idle_ms` or longer until `freed` reaches `target`, adding what
 // each eviction frees as it goes, so that the count stays exact when one throws.
-void evict_used_before(Engine::Impl& impl, int64_t cutoff, size_t target, size_t& freed) {
+void evict_idle(Engine::Impl& impl, uint32_t min_idle_ms, size_t target, size_t& freed) {
   const size_t start = impl.evict_start.fetch_add(1, std::memory_order_relaxed);
   for (size_t k = 0; k < impl.shard_count && freed < target; ++k) {
     Shard& shard = impl.shards[(start + k) & (impl.shard_count - 1)];
@@ -122,7 +123,7 @@ void evict_used_before(Engine::Impl& impl, int64_t cutoff, size_t target, size_t
       if (i >= end) break;
       while (i < end && freed < target) {
         const Slot& slot = shard.table.at(i);
-        if (!slot.item || slot.last_access_ms > cutoff ||
+        if (!slot.item || slot.item->idle_ms(now) < min_idle_ms ||
             impl.eviction_gain(shard, slot, now) == 0) {
           ++i;
           continue;
@@ -217,10 +218,9 @@ size_t Engine::Impl::evict(size_t bytes_to_free) {
   constexpr int kRounds = 3;
   try {
     for (int round = 0; round < kRounds && freed < bytes_to_free; ++round) {
-      const int64_t cutoff = round + 1 < kRounds
-                                 ? estimate_eviction_cutoff(*this, bytes_to_free - freed)
-                                 : std::numeric_limits<int64_t>::max();
-      evict_used_before(*this, cutoff, bytes_to_free, freed);
+      const uint32_t min_idle_ms =
+          round + 1 < kRounds ? estimate_eviction_cutoff(*this, bytes_to_free - freed) : 0;
+      evict_idle(*this, min_idle_ms, bytes_to_free, freed);
     }
   } catch (const std::bad_alloc&) {
     // Each eviction allocates (the sample, a non-resident copy) before it changes anything,

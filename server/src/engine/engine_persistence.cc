@@ -42,6 +42,8 @@ uint64_t Engine::take_dirty(std::vector<ItemPtr>& out) {
   return std::exchange(impl_->flush_untaken, 0);
 }
 
+void Engine::flushed(std::span<const ItemPtr> items) { impl_->unqueue(items); }
+
 size_t Engine::dirty_count() const {
   return impl_->dirty_count.load(std::memory_order_relaxed);
 }
@@ -63,12 +65,15 @@ bool Engine::commit_prepared(std::string_view key, uint64_t cas) {
     shard.mutex.assert_held();  // KeyAccess holds it
     auto prepared = shard.prepared.find(key);
     if (prepared == shard.prepared.end() || prepared->second->cas != cas) return false;
+    ItemPtr item = prepared->second;
+    const size_t prepared_charge = item_charge(*item);
     if (impl_->collection_gone(key)) {  // dropped with its collection, not committed
+      impl_->mem_used.fetch_sub(prepared_charge, std::memory_order_relaxed);
+      impl_->hold_if_queued(*item);
       shard.prepared.erase(prepared);
       impl_->prepared_count.fetch_sub(1, std::memory_order_relaxed);
       return false;
     }
-    ItemPtr item = prepared->second;
     Slot* occupant = access.occupant();
     // A write prepared with an expiry that has passed since commits as a removal.
     const bool insert = !Impl::is_expired(*item, now);
@@ -76,11 +81,14 @@ bool Engine::commit_prepared(std::string_view key, uint64_t cas) {
     // A flush the flusher has not taken yet clears the disk, and what an earlier batch wrote
     // of this write with it: it goes again, after the clear.
     if (shard.flush_untaken) Impl::reserve_dirty(shard);
-    const int64_t delta = static_cast<int64_t>(insert ? item_charge(*item) : 0) -
-                          static_cast<int64_t>(occupant ? item_charge(*occupant->item) : 0);
+    // The prepared write's charge moves to the index (or, not inserted, is released).
+    const int64_t table_delta = static_cast<int64_t>(insert ? prepared_charge : 0) -
+                                static_cast<int64_t>(occupant ? item_charge(*occupant->item) : 0);
     size_t shortfall = 0;
-    impl_->charge(delta, /*forced=*/true, mem_after, shortfall);
-    shard.bytes += delta;
+    impl_->charge(table_delta - static_cast<int64_t>(prepared_charge), /*forced=*/true, mem_after,
+                  shortfall);
+    shard.bytes += table_delta;
+    if (!insert) impl_->hold_if_queued(*item);
     if (!item->deleted) shard.counters.add(Counter::total_items);
     shard.prepared.erase(prepared);
     impl_->prepared_count.fetch_sub(1, std::memory_order_relaxed);
@@ -100,7 +108,7 @@ void Engine::raise_cas_floor(uint64_t cas) { impl_->raise_cas_floor(cas); }
 
 void Engine::set_vbuckets(std::span<VBucket> vbuckets) { impl_->vbuckets = vbuckets; }
 
-Engine::Restored Engine::restore(std::shared_ptr<Item> item) {
+Engine::Restored Engine::restore(MutableItemPtr item) {
   // Before deciding: even a record that is not loaded was issued its CAS.
   impl_->raise_cas_floor(item->cas);
   ItemPtr replaced;  // destroyed after the lock is released
@@ -137,7 +145,7 @@ Engine::Restored Engine::restore(std::shared_ptr<Item> item) {
     if (!item->deleted) ++shard.evicted_documents;
     return Restored::OnDiskOnly;
   }
-  std::shared_ptr<Item> loaded = std::move(item);
+  MutableItemPtr loaded = std::move(item);
   Restored restored = Restored::Value;
   if (loaded->deleted) {
     restored = Restored::Metadata;
@@ -161,7 +169,7 @@ Engine::Restored Engine::restore(std::shared_ptr<Item> item) {
 
 bool Engine::restore_value(std::string_view key, uint64_t cas, std::string_view value) {
   // Built before taking the shard lock, which then only has to swap it in.
-  std::shared_ptr<Item> item = make_item(key, {value});
+  MutableItemPtr item = make_item(key, {value});
   ItemPtr replaced;  // destroyed after the lock is released
   uint64_t mem_after = 0;
   int64_t now = 0;
@@ -171,13 +179,8 @@ bool Engine::restore_value(std::string_view key, uint64_t cas, std::string_view 
     Slot* slot = access.slot();
     if (!slot || slot->item->resident || slot->item->cas != cas) return false;
     const Item& copy = *slot->item;
-    item->flags = copy.flags;
-    item->datatype = copy.datatype;
-    item->cas = copy.cas;
-    item->expiry_ms = copy.expiry_ms;
-    item->rev_seqno = copy.rev_seqno;
-    item->seqno = copy.seqno;
-    item->vbucket = copy.vbucket;
+    copy_metadata(copy, *item);
+    item->resident = true;
     // Forced: the request that fetched it is about to read it; the pager evicts again.
     const int64_t delta =
         static_cast<int64_t>(item_charge(*item)) - static_cast<int64_t>(item_charge(copy));
@@ -187,9 +190,10 @@ bool Engine::restore_value(std::string_view key, uint64_t cas, std::string_view 
     shard.mutex.assert_held();  // KeyAccess holds it
     shard.bytes += delta;
     --shard.non_resident;
+    item->inherit_index_view(copy);
+    item->touch_access(now);
     replaced = std::move(slot->item);
     slot->item = std::move(item);
-    slot->last_access_ms = now;
   }
   impl_->signal_pressure_if_needed(mem_after, now);
   return true;
@@ -239,9 +243,9 @@ size_t Engine::rebuild_key_filters(storage::Store& store) {
   return added;
 }
 
-bool Engine::restore_fetched(std::string_view key, std::shared_ptr<Item> stored) {
+bool Engine::restore_fetched(std::string_view key, MutableItemPtr stored) {
   // Built before taking the shard lock, in case the record turns out to be as good as absent.
-  const std::shared_ptr<Item> marker = make_absent_marker(key);
+  const MutableItemPtr marker = make_absent_marker(key);
   ItemPtr discarded;  // destroyed after the lock is released
   ItemPtr expired;    // likewise
   uint64_t mem_after = 0;
@@ -258,7 +262,7 @@ bool Engine::restore_fetched(std::string_view key, std::shared_ptr<Item> stored)
                    (stored->deleted && Impl::is_expired(*stored, now)))) {
       stored = nullptr;
     }
-    const auto put = [&](std::shared_ptr<Item> item) TERN_REQUIRES(shard.mutex) {
+    const auto put = [&](MutableItemPtr item) TERN_REQUIRES(shard.mutex) {
       shard.table.reserve_one();  // the one step that can fail
       const int64_t charge = static_cast<int64_t>(item_charge(*item));
       size_t shortfall = 0;

@@ -129,6 +129,7 @@ bool Flusher::flush_once() {
   if (const uint64_t flush = engine_.take_dirty(batch_); flush != 0) {
     // What a refused batch left was changed before the flush: it goes with the flush (the
     // durable writes pending among it were taken again).
+    engine_.flushed(std::span<const ItemPtr>(batch_).first(refused_before));
     batch_.erase(batch_.begin(), batch_.begin() + static_cast<ptrdiff_t>(refused_before));
     clearing_for_ = flush;
   }
@@ -176,6 +177,7 @@ bool Flusher::flush_once() {
   total_persisted_.fetch_add(batch_.size(), std::memory_order_relaxed);
   batches_.fetch_add(1, std::memory_order_relaxed);
   todo_.store(0, std::memory_order_relaxed);
+  engine_.flushed(batch_);
   batch_.clear();
   records_.clear();
   if (persisted_listener_) persisted_listener_();

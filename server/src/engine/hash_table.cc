@@ -8,15 +8,9 @@ namespace {
 constexpr size_t kInitialCapacity = 8;
 }  // namespace
 
-HashTable::HashTable() : slots_(kInitialCapacity) {}
+HashTable::HashTable(KeyHasher hasher) : slots_(kInitialCapacity), hasher_(hasher) {}
 
-size_t HashTable::find(uint64_t hash, std::string_view key) const {
-  for (size_t i = hash & mask();; i = (i + 1) & mask()) {
-    const Slot& slot = slots_[i];
-    if (!slot.item) return npos;
-    if (slot.hash == hash && slot.item->key() == key) return i;
-  }
-}
+size_t HashTable::home_of(const Slot& slot) const { return hasher_(slot.item->key()) & mask(); }
 
 void HashTable::reserve_one() {
   // Keep the load factor at most 3/4 so probe sequences stay short.
@@ -28,7 +22,7 @@ Slot& HashTable::insert(uint64_t hash, ItemPtr item) {
   size_t i = hash & mask();
   while (slots_[i].item) i = (i + 1) & mask();
   Slot& slot = slots_[i];
-  slot = Slot{std::move(item), hash, 0, 0};
+  slot.item.set(hash, std::move(item));
   ++size_;
   return slot;
 }
@@ -40,7 +34,7 @@ ItemPtr HashTable::erase(size_t index) {
   // never need tombstones.
   size_t hole = index;
   for (size_t j = (hole + 1) & mask(); slots_[j].item; j = (j + 1) & mask()) {
-    const size_t home = slots_[j].hash & mask();
+    const size_t home = home_of(slots_[j]);
     // Slot j may fill the hole unless its home lies cyclically in (hole, j].
     const bool home_after_hole =
         hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
@@ -48,7 +42,6 @@ ItemPtr HashTable::erase(size_t index) {
     slots_[hole] = std::move(slots_[j]);
     hole = j;
   }
-  slots_[hole] = Slot{};
   return removed;
 }
 
@@ -58,7 +51,7 @@ void HashTable::grow() {
   old.swap(slots_);
   for (Slot& slot : old) {
     if (!slot.item) continue;
-    size_t i = slot.hash & mask();
+    size_t i = home_of(slot);
     while (slots_[i].item) i = (i + 1) & mask();
     slots_[i] = std::move(slot);
   }

@@ -26,7 +26,7 @@ class MemoryTest : public EngineTest {
 
 TEST_F(MemoryTest, MemUsedTracksKeysValuesAndOverhead) {
   set("key00", kValue);
-  EXPECT_EQ(engine_.mem_used(), 179u);  // 5 + 10 + 164 (see ChargeIsKeyAndValuePlus164Bytes)
+  EXPECT_EQ(engine_.mem_used(), 99u);  // 5 + 10 + 84 (see ChargeIsKeyAndValuePlus84Bytes)
   set("key00", kValue + kValue);  // overwrite charges only the difference
   EXPECT_EQ(engine_.mem_used(), item_charge(5, 20));
   engine_.concat(ConcatMode::Append, "key00", "12345", 0);

@@ -22,7 +22,7 @@ namespace tern::engine {
 // What a mutation wants done with the key, decided under the shard lock.
 struct Change {
   Status status = Status::Success;  // anything else aborts the mutation with this status
-  std::shared_ptr<Item> item;       // the item to publish; null removes the current one
+  MutableItemPtr item;              // the item to publish; null removes the current one
   bool stores_value = true;         // counts towards total_items
   bool new_revision = true;         // the item is a new revision of the key (not just a lock)
   int64_t lock_until_ms = 0;        // publish the item locked until then
@@ -31,9 +31,7 @@ struct Change {
   const std::function<void(std::span<char>, uint64_t, uint64_t)>* before_publish = nullptr;
 };
 
-inline Change publish(std::shared_ptr<Item> item) {
-  return Change{Status::Success, std::move(item)};
-}
+inline Change publish(MutableItemPtr item) { return Change{Status::Success, std::move(item)}; }
 
 inline Change fail(Status status) {
   Change change;
@@ -121,6 +119,7 @@ inline void install(Shard& shard, KeyAccess& access, Slot* occupant, ItemPtr ite
   if (!insert) {
     if (occupant) {
       replaced = shard.table.erase(access.index());
+      access.impl().hold_if_queued(*replaced);
       shard.tombstones -= tombstones_before;
       shard.non_resident -= non_resident_before;
     }
@@ -131,11 +130,11 @@ inline void install(Shard& shard, KeyAccess& access, Slot* occupant, ItemPtr ite
   if (occupant) {
     replaced = std::move(occupant->item);
     occupant->item = std::move(item);
+    access.impl().hold_if_queued(*replaced);
   } else {
     occupant = &shard.table.insert(access.hash(), std::move(item));
   }
-  occupant->lock_deadline_ms = lock_until_ms;
-  occupant->last_access_ms = now;
+  occupant->item->set_lock(lock_until_ms, now);
   shard.tombstones += tombstones_after - tombstones_before;
 }
 
@@ -200,8 +199,18 @@ Applied mutate_once(Engine::Impl& impl, const MutationRequest& request, Decide& 
     const bool dirty = impl.persistent && change.item && change.new_revision;
     if (dirty) Engine::Impl::reserve_dirty(shard);
     if (request.prepare && dirty) {
-      // Held aside, not charged: it costs the quota once committed.
-      shard.prepared.emplace(change.item->key(), change.item);
+      // Held aside, and charged as such: the quota bounds prepared writes too. Committing
+      // moves the charge to the index (Engine::commit_prepared).
+      const size_t held = item_charge(*change.item);
+      if (!impl.charge(static_cast<int64_t>(held), false, mem_after, shortfall)) {
+        return rejected(Status::OutOfMemory);
+      }
+      try {
+        shard.prepared.emplace(change.item->key(), change.item);
+      } catch (...) {
+        impl.mem_used.fetch_sub(held, std::memory_order_relaxed);
+        throw;
+      }
       if (cas != 0) counters.add(Counter::cas_hits);
       const uint64_t new_cas = impl.next_cas(shard);
       const uint64_t seqno = request.vbucket ? request.vbucket->record_mutation() : 0;
@@ -228,6 +237,7 @@ Applied mutate_once(Engine::Impl& impl, const MutationRequest& request, Decide& 
     const uint64_t seqno = request.vbucket ? request.vbucket->record_mutation() : 0;
     if (change.item) number_item(*change.item, change, new_cas, request.vbucket, seqno, entry);
     if (dirty) wake_flusher = impl.queue_dirty(shard, change.item);
+    if (dirty && !insert) impl.hold_if_queued(*change.item);  // the queue's alone
     ItemPtr published = insert ? change.item : nullptr;
     install(shard, access, occupant, published, insert, change.lock_until_ms, now, replaced);
     return {Status::Success, new_cas, seqno, std::move(published)};

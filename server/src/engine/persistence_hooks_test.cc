@@ -34,9 +34,11 @@ class PersistenceHooksTest : public EngineTest {
     return engine_.store(StoreMode::Set, key, value, 0, 0, 0, 0, on_vbucket());
   }
 
+  // Takes what is queued and gives it back as written, as the flusher does (Engine::flushed).
   std::vector<ItemPtr> take() {
     std::vector<ItemPtr> taken;
     engine_.take_dirty(taken);
+    engine_.flushed(taken);
     return taken;
   }
 
@@ -191,11 +193,15 @@ TEST(PersistentEngine, AnExpiryWithoutTombstonesStillQueuesOne) {
   engine.store(StoreMode::Set, "a", "1", 0, 10, 0, 0);
   clock.advance_seconds(10);
   EXPECT_EQ(engine.get_meta("a").status, Status::NotFound);
-  EXPECT_EQ(engine.mem_used(), 0u);
+  // Out of the index, the document is held by the dirty queue alone: charged until the
+  // flusher is done with it (the tombstone, kept nowhere, is the queue's too).
+  EXPECT_EQ(engine.mem_used(), item_charge(1, 1) + item_charge(1, 0));
   std::vector<ItemPtr> taken;
   engine.take_dirty(taken);
   ASSERT_EQ(taken.size(), 2u);
   EXPECT_TRUE(taken[1]->deleted);
+  engine.flushed(taken);
+  EXPECT_EQ(engine.mem_used(), 0u);
 }
 
 // Writers on many threads while the flusher's side takes: every change is taken exactly
@@ -252,12 +258,36 @@ TEST(PersistentEngine, ARemoveWithoutTombstonesStillQueuesOne) {
   const uint64_t mem_with_item = engine.mem_used();
   ASSERT_EQ(engine.remove("a", 0).status, Status::Success);
   EXPECT_EQ(engine.get_meta("a").status, Status::NotFound);
-  EXPECT_LT(engine.mem_used(), mem_with_item);
-  EXPECT_EQ(engine.mem_used(), 0u);
+  // Out of the index, the document and its tombstone are held by the dirty queue alone:
+  // charged until the flusher is done with them.
+  EXPECT_EQ(engine.mem_used(), mem_with_item + item_charge(1, 0));
   std::vector<ItemPtr> taken;
   engine.take_dirty(taken);
   ASSERT_EQ(taken.size(), 2u);
   EXPECT_TRUE(taken[1]->deleted);
+  engine.flushed(taken);
+  EXPECT_EQ(engine.mem_used(), 0u);
+}
+
+TEST(PersistentEngine, AnItemOnlyTheQueueHoldsIsChargedUntilTheFlusherIsDone) {
+  ManualClock clock;
+  Engine engine(persistent_config(), clock);
+  engine.store(StoreMode::Set, "a", "1", 0, 0, 0, 0);
+  EXPECT_EQ(engine.mem_used(), item_charge(1, 1));
+  engine.store(StoreMode::Set, "a", "22", 0, 0, 0, 0);  // "1" is the queue's alone now
+  EXPECT_EQ(engine.mem_used(), item_charge(1, 1) + item_charge(1, 2));
+  std::vector<ItemPtr> taken;
+  engine.take_dirty(taken);
+  ASSERT_EQ(taken.size(), 2u);
+  EXPECT_EQ(engine.mem_used(), item_charge(1, 1) + item_charge(1, 2));  // being written
+  engine.store(StoreMode::Set, "a", "333", 0, 0, 0, 0);  // "22" leaves the index mid-write
+  EXPECT_EQ(engine.mem_used(), item_charge(1, 1) + item_charge(1, 2) + item_charge(1, 3));
+  engine.flushed(taken);
+  EXPECT_EQ(engine.mem_used(), item_charge(1, 3));
+  taken.clear();
+  engine.take_dirty(taken);
+  engine.flushed(taken);
+  EXPECT_EQ(engine.mem_used(), item_charge(1, 3));  // in the index: charged there
 }
 
 TEST(EphemeralEngine, QueuesNothingAndNeverCallsTheListener) {
@@ -276,7 +306,7 @@ TEST(EphemeralEngine, QueuesNothingAndNeverCallsTheListener) {
 
 // --- restore(): warmup's insert. ---
 
-std::shared_ptr<Item> stored(std::string_view key, std::string_view value, uint64_t cas) {
+MutableItemPtr stored(std::string_view key, std::string_view value, uint64_t cas) {
   auto item = make_item(key, {value});
   item->cas = cas;
   item->rev_seqno = 3;

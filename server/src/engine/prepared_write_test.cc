@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/engine_fixture.h"
+#include "engine/stored_item.h"
 #include "engine/vbucket.h"
 
 namespace tern::engine {
@@ -128,17 +129,27 @@ TEST_F(PreparedWriteTest, APreparedRemoveCommitsAsATombstone) {
   EXPECT_EQ(engine_.stats().curr_items, 0u);
 }
 
-TEST_F(PreparedWriteTest, APreparedWriteCostsNoMemoryUntilCommittedThenEvenPastTheQuota) {
+TEST_F(PreparedWriteTest, APreparedWriteIsChargedAndItsCommitMovesTheCharge) {
+  const std::string value(1000, 'v');
+  const MutationResult prepare = prepare_set("durable", value);
+  ASSERT_EQ(prepare.status, Status::Success);
+  EXPECT_EQ(engine_.mem_used(), item_charge(7, value.size()));
+  ASSERT_TRUE(engine_.commit_prepared("durable", prepare.cas));
+  EXPECT_EQ(engine_.mem_used(), item_charge(7, value.size()));
+  EXPECT_EQ(value_of("durable"), value);
+}
+
+TEST_F(PreparedWriteTest, APreparedWritePastTheQuotaIsOutOfMemory) {
   const std::string value(1000, 'v');
   int stored = 0;
   while (set("k" + std::to_string(stored), value).status == Status::Success) ++stored;
   const uint64_t full = engine_.mem_used();
-  const MutationResult prepare = prepare_set("durable", value);
-  ASSERT_EQ(prepare.status, Status::Success);
+  const size_t queued = engine_.dirty_count();
+  EXPECT_EQ(prepare_set("durable", value).status, Status::OutOfMemory);
   EXPECT_EQ(engine_.mem_used(), full);
-  ASSERT_TRUE(engine_.commit_prepared("durable", prepare.cas));
-  EXPECT_GT(engine_.mem_used(), engine_.config().memory_quota_bytes);
-  EXPECT_EQ(value_of("durable"), value);
+  EXPECT_EQ(engine_.prepared_count(), 0u);
+  EXPECT_EQ(engine_.dirty_count(), queued);
+  EXPECT_EQ(value_of("durable"), kMissing);
 }
 
 TEST_F(PreparedWriteTest, AWriteThatExpiredBeforeItsCommitRemovesTheDocument) {
@@ -148,6 +159,11 @@ TEST_F(PreparedWriteTest, AWriteThatExpiredBeforeItsCommitRemovesTheDocument) {
   clock_.advance_seconds(10);
   ASSERT_TRUE(engine_.commit_prepared("a", prepare.cas));
   EXPECT_EQ(value_of("a"), kMissing);
+  // Neither write is in the index; the dirty queue holds both until they are written.
+  EXPECT_EQ(engine_.mem_used(), 2 * item_charge(1, 1));
+  std::vector<ItemPtr> taken;
+  engine_.take_dirty(taken);
+  engine_.flushed(taken);
   EXPECT_EQ(engine_.mem_used(), 0u);
 }
 

@@ -8,7 +8,7 @@
 
 namespace tern::engine {
 
-std::shared_ptr<Item> item_of_record(const Engine& engine, const storage::Record& record) {
+MutableItemPtr item_of_record(const Engine& engine, const storage::Record& record) {
   auto item = make_item(record.key, {record.value});
   item->cas = record.cas;
   item->seqno = record.seqno;

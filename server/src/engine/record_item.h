@@ -15,6 +15,6 @@ namespace tern::engine {
 // deadline on `engine`'s steady clock). A tombstone comes back with its purge time as its
 // expiry (Item::expiry_ms): the deletion time the flusher stored plus
 // Config::metadata_purge_seconds.
-std::shared_ptr<Item> item_of_record(const Engine& engine, const storage::Record& record);
+MutableItemPtr item_of_record(const Engine& engine, const storage::Record& record);
 
 }  // namespace tern::engine

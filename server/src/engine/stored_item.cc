@@ -1,90 +1,87 @@
 #include "engine/stored_item.h"
 
-#include "engine/hash_table.h"
-
 #include <cassert>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <new>
+#include <stdexcept>
+#include <string>
+
+#include "engine/hash_table.h"
 
 namespace tern::engine {
-namespace {
 
-// Where the key and value bytes of an item go: filled in by TrailingAllocator when
-// allocate_shared asks it for the control block, read by the item's constructor.
-struct TrailingBytes {
-  size_t size = 0;
-  char* data = nullptr;
-};
-
-// Allocates the block allocate_shared asks for plus TrailingBytes::size bytes after it, so
-// the reference count, the item and its bytes share one allocation.
-template <class T>
-struct TrailingAllocator {
-  using value_type = T;
-  TrailingBytes* trailing;
-
-  explicit TrailingAllocator(TrailingBytes* t) : trailing(t) {}
-  template <class U>
-  TrailingAllocator(const TrailingAllocator<U>& other) : trailing(other.trailing) {}
-
-  T* allocate(size_t n) {
-    const size_t head = n * sizeof(T);
-    char* block = static_cast<char*>(::operator new(head + trailing->size));
-    trailing->data = block + head;
-    return reinterpret_cast<T*>(block);
+// The one place that builds items: it alone may call Item's constructor.
+class ItemFactory {
+ public:
+  // An item with room for `key` and `value_size` bytes of value after its header.
+  static MutableItemPtr inline_item(std::string_view key, size_t value_size) {
+    if (key.size() > kMaxItemKeySize) {
+      throw std::length_error("item key of " + std::to_string(key.size()) +
+                              " bytes: the limit is " + std::to_string(kMaxItemKeySize));
+    }
+    if (value_size > std::numeric_limits<uint32_t>::max()) {
+      throw std::length_error("item value of " + std::to_string(value_size) +
+                              " bytes: the limit is 4 GiB");
+    }
+    void* block = ::operator new(sizeof(Item) + key.size() + value_size);
+    auto* item = new (block) Item(static_cast<uint8_t>(key.size()),
+                                  static_cast<uint32_t>(value_size), /*shares_bytes=*/false);
+    if (!key.empty()) std::memcpy(item->inline_bytes(), key.data(), key.size());
+    return MutableItemPtr::adopt(item);
   }
-  // `trailing` may dangle by now; the block's size is not needed to free it.
-  void deallocate(T* p, size_t) { ::operator delete(static_cast<void*>(p)); }
 
-  template <class U>
-  bool operator==(const TrailingAllocator<U>&) const { return true; }
+  // An item whose key and value are `owner`'s, which it keeps alive.
+  static MutableItemPtr sharing(const ItemPtr& owner) {
+    void* block = ::operator new(sizeof(Item) + sizeof(ItemPtr));
+    auto* item = new (block) Item(owner->key_size_, owner->value_size_, /*shares_bytes=*/true);
+    new (item->inline_bytes()) ItemPtr(owner);
+    return MutableItemPtr::adopt(item);
+  }
+
+  // The item whose bytes `item` reads: itself, or the one it shares them with.
+  static const ItemPtr& owner_of(const Item& item) {
+    assert(item.shares_bytes_);
+    return *std::launder(reinterpret_cast<const ItemPtr*>(item.inline_bytes()));
+  }
+
+  static char* value_bytes(Item& item) { return item.inline_bytes() + item.key_size_; }
+  static bool shares_bytes(const Item& item) { return item.shares_bytes_; }
 };
 
-class InlineItem final : public Item {
- public:
-  InlineItem(const TrailingBytes& bytes, size_t key_size)
-      : key_size_(static_cast<uint16_t>(key_size)),
-        value_size_(static_cast<uint32_t>(bytes.size - key_size)),
-        data_(bytes.data) {}
-  std::string_view key() const override { return {data_, key_size_}; }
-  std::string_view value() const override { return {data_ + key_size_, value_size_}; }
+const char* Item::bytes() const {
+  return shares_bytes_ ? ItemFactory::owner_of(*this)->inline_bytes() : inline_bytes();
+}
 
- private:
-  // The sizes first: they fit in the tail padding Item leaves after its last byte-sized
-  // fields, which keeps the item (with the pointer) in one cache line.
-  uint16_t key_size_;  // keys are at most 250 bytes plus a collection prefix (the commands
-                       // check), values far below 4 GiB
-  uint32_t value_size_;
-  const char* data_;
-};
-// 8 bytes for Item::rev_seqno and 8 for Item::seqno; Item::vbucket, deleted, resident and
-// the 16-bit key size fit in what was padding.
-static_assert(sizeof(InlineItem) == 64);
+void Item::release(const Item* item) {
+  if (item->refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  auto* last = const_cast<Item*>(item);  // no one else refers to it any more
+  if (last->shares_bytes_) {
+    std::launder(reinterpret_cast<ItemPtr*>(last->inline_bytes()))->~ItemPtr();
+  }
+  last->~Item();
+  ::operator delete(static_cast<void*>(last));
+}
 
-class RemetaItem final : public Item {
- public:
-  explicit RemetaItem(ItemPtr bytes_owner) : bytes_owner_(std::move(bytes_owner)) {}
-  std::string_view key() const override { return bytes_owner_->key(); }
-  std::string_view value() const override { return bytes_owner_->value(); }
-  const ItemPtr& bytes_owner() const { return bytes_owner_; }
+void copy_metadata(const Item& from, Item& to) {
+  to.flags = from.flags;
+  to.datatype = from.datatype;
+  to.cas = from.cas;
+  to.expiry_ms = from.expiry_ms;
+  to.deleted = from.deleted;
+  to.rev_seqno = from.rev_seqno;
+  to.seqno = from.seqno;
+  to.vbucket = from.vbucket;
+  to.resident = from.resident;
+}
 
- private:
-  ItemPtr bytes_owner_;
-};
-
-}  // namespace
-
-std::shared_ptr<Item> make_item(std::string_view key,
-                                std::initializer_list<std::string_view> value_parts) {
-  TrailingBytes bytes;
-  bytes.size = key.size();
-  for (std::string_view part : value_parts) bytes.size += part.size();
-  auto item = std::allocate_shared<InlineItem>(TrailingAllocator<InlineItem>(&bytes), bytes,
-                                               key.size());
-  char* out = bytes.data;
-  if (!key.empty()) std::memcpy(out, key.data(), key.size());
-  out += key.size();
+MutableItemPtr make_item(std::string_view key,
+                         std::initializer_list<std::string_view> value_parts) {
+  size_t value_size = 0;
+  for (std::string_view part : value_parts) value_size += part.size();
+  MutableItemPtr item = ItemFactory::inline_item(key, value_size);
+  char* out = ItemFactory::value_bytes(*item);
   for (std::string_view part : value_parts) {
     if (part.empty()) continue;
     std::memcpy(out, part.data(), part.size());
@@ -94,59 +91,44 @@ std::shared_ptr<Item> make_item(std::string_view key,
 }
 
 std::span<char> unpublished_value(Item& item) {
-  assert(dynamic_cast<InlineItem*>(&item) != nullptr);
-  const std::string_view value = item.value();
-  // make_item's bytes live in the item's own allocation, which is not const.
-  return {const_cast<char*>(value.data()), value.size()};
+  assert(!ItemFactory::shares_bytes(item));
+  return {ItemFactory::value_bytes(item), item.value().size()};
 }
 
-std::shared_ptr<Item> remeta_item(const ItemPtr& base) {
-  // Share the original bytes, never a chain of wrappers.
-  const auto* wrapper = dynamic_cast<const RemetaItem*>(base.get());
-  auto item = std::make_shared<RemetaItem>(wrapper ? wrapper->bytes_owner() : base);
-  item->flags = base->flags;
-  item->datatype = base->datatype;
-  item->cas = base->cas;
-  item->expiry_ms = base->expiry_ms;
-  item->deleted = base->deleted;
-  item->rev_seqno = base->rev_seqno;
-  item->seqno = base->seqno;
-  item->vbucket = base->vbucket;
-  item->resident = base->resident;
+MutableItemPtr remeta_item(const ItemPtr& base) {
+  // Share the original bytes, never a chain of sharers.
+  MutableItemPtr item =
+      ItemFactory::sharing(ItemFactory::shares_bytes(*base) ? ItemFactory::owner_of(*base) : base);
+  copy_metadata(*base, *item);
   return item;
 }
 
-std::shared_ptr<Item> make_non_resident(const Item& document) {
+MutableItemPtr make_non_resident(const Item& document) {
   if (fail_non_resident_for_testing.load(std::memory_order_relaxed)) throw std::bad_alloc();
-  // An InlineItem of the key alone: the value's bytes are what eviction frees.
-  auto item = make_item(document.key(), {});
-  item->flags = document.flags;
-  item->datatype = document.datatype;
-  item->cas = document.cas;
-  item->expiry_ms = document.expiry_ms;
-  item->deleted = document.deleted;
-  item->rev_seqno = document.rev_seqno;
-  item->seqno = document.seqno;
-  item->vbucket = document.vbucket;
+  // The key alone: the value's bytes are what eviction frees.
+  MutableItemPtr item = make_item(document.key(), {});
+  copy_metadata(document, *item);
   item->resident = false;
+  item->inherit_index_view(document);
   return item;
 }
 
-std::shared_ptr<Item> make_absent_marker(std::string_view key) {
-  auto marker = make_item(key, {});
+MutableItemPtr make_absent_marker(std::string_view key) {
+  MutableItemPtr marker = make_item(key, {});
   marker->deleted = true;
   marker->absent = true;
   return marker;
 }
 
 size_t item_charge(size_t key_size, size_t value_size) {
-  // The item with its reference-count block (two counts, a vtable pointer, the allocator),
-  // the heap's own header, and a hash-table slot at the table's average load (~2/3).
-  constexpr size_t kControlBlock = 2 * sizeof(int) + 2 * sizeof(void*);
-  constexpr size_t kHeapHeader = 16;
-  constexpr size_t kOverhead =
-      sizeof(InlineItem) + kControlBlock + kHeapHeader + sizeof(Slot) * 3 / 2;
-  return key_size + value_size + kOverhead;
+  // The item's heap block: its header, key and value, the allocator's 8-byte header, and on
+  // average half of glibc's 16-byte granule lost to rounding up (a mean, so that the charge
+  // stays linear: evicting a value frees exactly its size). Then its index slot, one word,
+  // at the table's average load of 2/3 (hash_table.h).
+  constexpr size_t kHeapHeader = 8;
+  constexpr size_t kMeanRounding = 8;
+  constexpr size_t kSlotShare = sizeof(Slot) * 3 / 2;
+  return sizeof(Item) + kHeapHeader + kMeanRounding + kSlotShare + key_size + value_size;
 }
 
 }  // namespace tern::engine

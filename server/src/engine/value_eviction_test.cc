@@ -34,13 +34,15 @@ class ValueEvictionTest : public ::testing::Test {
   ValueEvictionTest() : data_(clock_) {}
 
   // Takes everything queued and reports it on disk, as the flusher does once it has written
-  // it: every vbucket's persisted seqno advances to the high seqno read before the take.
+  // it: every vbucket's persisted seqno advances to the high seqno read before the take, and
+  // the items go back to the engine (Engine::flushed).
   void persist() {
     std::vector<uint64_t> high;
     for (const VBucket& vbucket : data_.vbuckets()) high.push_back(vbucket.high_seqno());
     std::vector<ItemPtr> taken;
     engine().take_dirty(taken);
     for (VBucket& vbucket : data_.vbuckets()) vbucket.set_persisted_seqno(high[vbucket.id()]);
+    engine().flushed(taken);
   }
 
   // Evicts every value that may go; returns the bytes freed.
