@@ -111,12 +111,12 @@ class Item {
   // The index's view (see the file comment): set while the key is locked.
   mutable bool locked_ = false;
   uint8_t key_size_;  // at most 255: a key is at most 250 bytes and a collection prefix
-  // The dirty queue's view (queue_state()): changed by the shard that queues the item and
-  // by the flusher, so atomic.
+  // The dirty queue's view (QueueState): changed by the shard that queues the item and by
+  // the flusher, so atomic.
   mutable std::atomic<uint8_t> queue_state_{0};
   // The low 32 bits of the engine's steady clock (ms): when the key was last used or, while
   // locked_, until when it stays locked. Compared only as a difference, which a wrap of the
-  // clock's low bits (every 49 days) does not disturb within ±24 days.
+  // clock's low bits does not disturb: ages up to 49 days, lock deadlines up to 24 ahead.
   mutable uint32_t clock_ms_ = 0;
 
  public:
@@ -146,11 +146,9 @@ class Item {
     locked_ = deadline_ms != 0;
     clock_ms_ = static_cast<uint32_t>(locked_ ? deadline_ms : now_ms);
   }
-  // How long ago, in ms, the key was last used; 0 while it is locked.
+  // How long ago, in ms, the key was last used (modulo 2^32: 49 days); 0 while it is locked.
   uint32_t idle_ms(int64_t now_ms) const {
-    if (locked_) return 0;
-    const auto age = static_cast<int32_t>(static_cast<uint32_t>(now_ms) - clock_ms_);
-    return age < 0 ? 0 : static_cast<uint32_t>(age);
+    return locked_ ? 0 : static_cast<uint32_t>(now_ms) - clock_ms_;
   }
   // Takes over when `other` was last used, unlocked: for an item that takes another's place
   // in the index but not its lock (a tombstone). A lock's deadline counts as a use.

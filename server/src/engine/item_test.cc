@@ -109,6 +109,8 @@ TEST(ItemTest, LockAndIdleTimeSurviveTheClockWrappingItsLowBits) {
   EXPECT_EQ(item->idle_ms(before_wrap + 140), 100u);
   item->touch_access(before_wrap + 140);
   EXPECT_EQ(item->idle_ms(before_wrap + 145), 5u);
+  const int64_t thirty_days = int64_t{30} * 24 * 3600 * 1000;  // past int32's 24.8 days
+  EXPECT_EQ(item->idle_ms(before_wrap + 140 + thirty_days), uint32_t(thirty_days));
 }
 
 TEST(TaggedSlotTest, IsOneWordThatKeepsItsTagAcrossReplacement) {
