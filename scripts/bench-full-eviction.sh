@@ -18,20 +18,7 @@ quota_mb=${QUOTA_MB:-64}
 repetitions=${REPETITIONS:-3}
 base_rev=${1:-}
 
-bash scripts/build-server.sh build/bench Release "" ternd kv_load >/dev/null
-[ "$(id -u)" -ne 0 ] || renice -n -10 $$ >/dev/null
-kv_load=build/bench/server/kv_load
-TERND_WORK=$(mktemp -d)
-source scripts/lib/ternd.sh
-source scripts/lib/base_build.sh
-trap 'ternd_kill; git worktree remove --force "$TERND_WORK/base" >/dev/null 2>&1 || true; rm -rf "$TERND_WORK"' EXIT
-
-declare -A ternd_of=([this]=build/bench/server/ternd)
-names=(this)
-if [ -n "$base_rev" ]; then
-  ternd_of[base]=$(base_ternd "$base_rev")
-  names+=(base)
-fi
+source scripts/lib/kv_load_bench.sh
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//');" \
      "load average $(cut -d' ' -f1-3 /proc/loadavg); $(date -u '+%Y-%m-%d %H:%M UTC')"

@@ -19,23 +19,10 @@ value_sizes=${VALUE_SIZES:-32 256 4096}
 repetitions=${REPETITIONS:-3}
 base_rev=${1:-}
 
-bash scripts/build-server.sh build/bench Release "" ternd kv_load >/dev/null
-[ "$(id -u)" -ne 0 ] || renice -n -10 $$ >/dev/null
-kv_load=build/bench/server/kv_load
-TERND_WORK=$(mktemp -d)
-source scripts/lib/ternd.sh
-source scripts/lib/base_build.sh
 memcached_pid=
-trap 'ternd_kill; [ -z "$memcached_pid" ] || kill "$memcached_pid" 2>/dev/null;
-      git worktree remove --force "$TERND_WORK/base" >/dev/null 2>&1 || true; rm -rf "$TERND_WORK"' EXIT
-
-declare -A ternd_of=([this]=build/bench/server/ternd)
-servers=(this)
-if [ -n "$base_rev" ]; then
-  ternd_of[base]=$(base_ternd "$base_rev")
-  servers+=(base)
-fi
-servers+=(memcached)
+bench_cleanup() { [ -z "$memcached_pid" ] || kill "$memcached_pid" 2>/dev/null || true; }
+source scripts/lib/kv_load_bench.sh
+servers=("${names[@]}" memcached)
 
 # Room for the largest load, with a margin: nothing may be evicted.
 quota_mb=$(( (items * (16 + ${value_sizes##* }) * 2 >> 20) + 256 ))

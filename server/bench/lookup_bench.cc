@@ -98,7 +98,8 @@ void LookupAndCopy(benchmark::State& state) {
         const auto* item = reinterpret_cast<const char*>(keyspace.home_slot(item_hash).item.get());
         if (item != nullptr) {
           // The one allocation make_item() made: the item's header, then its key and value.
-          for (const char* line = item; line < item + 56 + kKeySize + kValueSize; line += 64) {
+          const char* end = item + sizeof(tern::engine::Item) + kKeySize + kValueSize;
+          for (const char* line = item; line < end; line += 64) {
             __builtin_prefetch(line);
           }
         }

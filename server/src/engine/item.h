@@ -11,7 +11,7 @@
 // Two fields are not metadata but the index's view of the key, kept here so that an index
 // slot is one word: when it was last used (eviction's recency signal) and whether it is
 // locked. They change while the item is published, so only the holder of the lock of the
-// shard whose index holds the item may touch them (Engine::Impl's is_locked, touch_access).
+// shard whose index holds the item may touch them (locked_at, touch_access, set_lock).
 
 #include <atomic>
 #include <cstdint>
