@@ -1,5 +1,5 @@
 // A dataset four times the memory quota, on a real ternd, under each eviction policy: a
-// couchbase bucket of 64 MiB takes 256 MiB of distinct 8 KiB values (writes past the quota
+// couchbase bucket of 32 MiB takes 128 MiB of distinct 8 KiB values (writes past the quota
 // answer Etmpfail or Enomem until the flusher has written what the pager may then evict, and
 // are retried), and every value then reads back whole, most of them fetched from disk in the
 // background (a read answered Etmpfail, its fetched value evicted again before it could run,
@@ -29,9 +29,9 @@
 namespace tern::e2e {
 namespace {
 
-constexpr uint64_t kQuotaBytes = 64ull << 20;
-constexpr int kKeys = 32768;
-constexpr size_t kValueSize = 8192;  // 256 MiB in all
+constexpr uint64_t kQuotaBytes = 32ull << 20;
+constexpr int kKeys = 16384;
+constexpr size_t kValueSize = 8192;  // 128 MiB in all
 constexpr int kOrderedReads = 512;
 constexpr int kNeverWritten = 1024;
 // Bounds on a busy machine: they only stop a broken server from holding the suite up.
@@ -48,7 +48,7 @@ TEST_P(LargerThanMemoryTest, ADatasetFourTimesTheQuotaReadsBackWhole) {
   const ConfigFile config(std::string("[server]\nanonymous_bucket = \"b\"\n"
                                       "[[bucket]]\nname = \"b\"\ntype = \"couchbase\"\n"
                                       "eviction_policy = \"") +
-                          GetParam() + "\"\nmemory_quota_mb = 64\n");
+                          GetParam() + "\"\nmemory_quota_mb = 32\n");
   TerndProcess server(config.args());
   ASSERT_NE(server.port(), 0);
   ASSERT_TRUE(server.wait_for_log(std::string(GetParam()) + " eviction")) << server.log();
