@@ -49,7 +49,7 @@ uint64_t unix_seconds_now() {
 void SubdocDocument::reset(uint64_t vbucket_uuid) {
   item_.reset();
   locked_ = false;
-  meta_ = DocumentMeta{.vbucket_uuid = vbucket_uuid};
+  meta_ = VirtualDocumentMeta{.vbucket_uuid = vbucket_uuid};
   body_ = {};
   body_is_json_ = false;
   attributes_.clear();

@@ -45,7 +45,7 @@
 namespace tern::commands {
 
 // What the $document virtual attribute reports of a document.
-struct DocumentMeta {
+struct VirtualDocumentMeta {
   uint64_t cas = 0;  // as a read reports it: engine::Engine::kLockedCas while locked
   uint64_t seqno = 0;
   uint64_t rev_seqno = 0;
@@ -80,7 +80,7 @@ class SubdocDocument {
   // What was read (null for a missing document): its real CAS is what write_document's
   // expected_cas wants (meta().cas hides it while the document is locked).
   const engine::ItemPtr& item() const { return item_; }
-  const DocumentMeta& meta() const { return meta_; }
+  const VirtualDocumentMeta& meta() const { return meta_; }
   // The CAS a lookup answers with: meta().cas.
   uint64_t reported_cas() const { return meta_.cas; }
 
@@ -132,7 +132,7 @@ class SubdocDocument {
 
   engine::ItemPtr item_;
   bool locked_ = false;
-  DocumentMeta meta_;
+  VirtualDocumentMeta meta_;
   std::string_view body_;
   bool body_is_json_ = false;
   std::vector<xattr::Attribute> attributes_;

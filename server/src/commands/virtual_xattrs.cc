@@ -48,7 +48,7 @@ void decimal_string(Writer& writer, uint64_t number) {
   string(writer, {text, static_cast<size_t>(length)});
 }
 
-void write_document(Writer& writer, const DocumentMeta& meta, std::string_view body,
+void write_document(Writer& writer, const VirtualDocumentMeta& meta, std::string_view body,
                     bool with_crc32c) {
   namespace datatype = protocol::datatype;
   writer.StartObject();
@@ -95,7 +95,7 @@ bool is_known_virtual_xattr(std::string_view key) {
   return key == kDocument || key == kXtoc || key == kVbucket;
 }
 
-void write_virtual_xattrs(const DocumentMeta& meta, std::string_view body,
+void write_virtual_xattrs(const VirtualDocumentMeta& meta, std::string_view body,
                           std::span<const xattr::Attribute> attributes,
                           uint64_t now_unix_seconds, bool with_crc32c, std::string& out) {
   out.clear();

@@ -30,7 +30,7 @@
 
 namespace tern::commands {
 
-struct DocumentMeta;
+struct VirtualDocumentMeta;
 
 // The names of the virtual attributes; any other key starting with '$' is unknown
 // (SubdocXattrUnknownVattr).
@@ -42,7 +42,7 @@ bool is_known_virtual_xattr(std::string_view key);
 // reports. Without `with_crc32c`, $document has no "value_crc32c": reading the whole body
 // for it is the one cost that grows with the document, and most lookups (get with expiry)
 // never look at it.
-void write_virtual_xattrs(const DocumentMeta& meta, std::string_view body,
+void write_virtual_xattrs(const VirtualDocumentMeta& meta, std::string_view body,
                           std::span<const xattr::Attribute> attributes,
                           uint64_t now_unix_seconds, bool with_crc32c, std::string& out);
 

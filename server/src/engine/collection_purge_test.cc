@@ -263,16 +263,16 @@ TEST_F(PersistentCollectionPurgeTest, TheStoreNoLongerWritesOrReadsADroppedColle
   const std::string b_key = key_in(kCollectionB, "k");
   {
     LiveCollectionsStore store(engine, open_store());
-    const storage::Record before[] = {{.vbucket = 1, .key = a_key, .value = "a", .cas = 1},
-                                      {.vbucket = 1, .key = b_key, .value = "b", .cas = 2}};
+    const storage::Record before[] = {{{.cas = 1, .vbucket = 1}, a_key, "a"},
+                                      {{.cas = 2, .vbucket = 1}, b_key, "b"}};
     store.write(before, {});
     ASSERT_TRUE(store.get(1, a_key).has_value());
     engine.set_manifest(&without_a);
     EXPECT_FALSE(store.get(1, a_key).has_value());  // a background fetch finds nothing
     store.remove_ranges(collection_key_ranges(kCollectionA), {});  // the purge
     // A batch taken before the drop, written after the purge.
-    const storage::Record after[] = {{.vbucket = 2, .key = a_key, .value = "a2", .cas = 3},
-                                     {.vbucket = 2, .key = b_key, .value = "b2", .cas = 4}};
+    const storage::Record after[] = {{{.cas = 3, .vbucket = 2}, a_key, "a2"},
+                                     {{.cas = 4, .vbucket = 2}, b_key, "b2"}};
     store.write(after, {});
   }
   EXPECT_EQ(on_disk(), (std::map<uint32_t, int>{{kCollectionB, 2}}));

@@ -5,6 +5,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "engine/record_item.h"
+
 namespace tern::engine {
 
 Flusher::Flusher(Engine& engine, std::span<VBucket> vbuckets, storage::Store& store,
@@ -61,28 +63,6 @@ void Flusher::flush_all() {
     refused = 0;
     if (engine_.dirty_count() == 0) return;
   }
-}
-
-storage::Record Flusher::record_of(const Item& item) const {
-  storage::Record record;
-  record.vbucket = item.vbucket;
-  record.key = item.key();
-  record.value = item.value();
-  record.cas = item.cas;
-  record.seqno = item.seqno;
-  record.rev_seqno = item.rev_seqno;
-  record.flags = item.flags;
-  record.datatype = item.datatype;
-  record.deleted = item.deleted;
-  const uint32_t expiry = engine_.expiry_unix_seconds(item);
-  if (item.deleted) {
-    // The item holds its purge time; the store wants the deletion time (see the header).
-    const uint32_t purge = engine_.config().metadata_purge_seconds;
-    record.expiry = expiry > purge ? expiry - purge : expiry;
-  } else {
-    record.expiry = expiry;
-  }
-  return record;
 }
 
 void Flusher::write_batch() {
@@ -147,7 +127,7 @@ bool Flusher::flush_once() {
   records_.clear();
   records_.reserve(batch_.size());
   for (const ItemPtr& item : batch_) {
-    records_.push_back(record_of(*item));
+    records_.push_back(record_of_item(engine_, *item));
     if (item->vbucket < stored_.size()) {
       stored_[item->vbucket] = std::max(stored_[item->vbucket], item->seqno);
     }

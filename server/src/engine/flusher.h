@@ -101,9 +101,6 @@ class Flusher final : public executor::Task {
   // Store::write does.
   void write_batch();
 
-  // The record for a taken item; its views point into the item.
-  storage::Record record_of(const Item& item) const;
-
   Engine& engine_;
   const std::span<VBucket> vbuckets_;
   storage::Store& store_;

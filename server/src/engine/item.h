@@ -19,6 +19,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "common/document_meta.h"
+
 namespace tern::engine {
 
 class Item;
@@ -76,7 +78,7 @@ class RefPtr {
   T* item_ = nullptr;
 };
 
-class Item {
+class Item : public DocumentMeta {
  public:
   Item(const Item&) = delete;
   Item& operator=(const Item&) = delete;
@@ -84,17 +86,15 @@ class Item {
   std::string_view key() const { return {bytes(), key_size_}; }
   std::string_view value() const { return {bytes() + key_size_, value_size_}; }
 
-  // The metadata: set by whoever builds the item, before it is published.
-  uint32_t flags = 0;
-  // The vbucket of the mutation that published this item (MutationOptions::vbucket; 0 when
-  // it named none): where a persistent bucket stores it.
-  uint16_t vbucket = 0;
-  uint8_t datatype = 0;
-  // A tombstone: what a remove leaves of the document (key, metadata, and as its value only
-  // the system extended attributes it had, xattr/blob.h), so that GET_META can report it
-  // deleted and sub-document requests that ask for deleted documents can read and change
-  // those attributes. Every other operation treats a tombstone as absent.
-  bool deleted : 1 = false;
+  // The metadata (DocumentMeta's, and these) is set by whoever builds the item, before it
+  // is published. A tombstone (deleted) keeps as its value only the system extended
+  // attributes the document had (xattr/blob.h), so that GET_META can report it deleted and
+  // sub-document requests that ask for deleted documents can read and change those
+  // attributes. Every other operation treats a tombstone as absent.
+  //
+  // Absolute expiry on the engine's steady clock, in ms; 0 means never. For a tombstone:
+  // when it may be purged (its deletion time plus Config::metadata_purge_seconds).
+  int64_t expiry_ms = 0;
   // False for a document whose value was evicted (persistent buckets, value eviction): the
   // item keeps the key and metadata, value() is empty, and the value is on disk. Whether an
   // item is on disk is not kept here but told by its seqno (Engine::Impl::on_disk), so that
@@ -108,7 +108,8 @@ class Item {
 
  private:
   bool shares_bytes_ : 1 = false;  // the bytes are the owner's (remeta_item)
-  // The index's view (see the file comment): set while the key is locked.
+  // The index's view (see the file comment): set while the key is locked. A byte of its own,
+  // not a bit beside the others: it changes while readers without the lock read those.
   mutable bool locked_ = false;
   uint8_t key_size_;  // at most 255: a key is at most 250 bytes and a collection prefix
   // The dirty queue's view (QueueState): changed by the shard that queues the item and by
@@ -120,17 +121,6 @@ class Item {
   mutable uint32_t clock_ms_ = 0;
 
  public:
-  uint64_t cas = 0;
-  // Absolute expiry on the engine's steady clock, in ms; 0 means never. For a tombstone:
-  // when it may be purged (its deletion time plus Config::metadata_purge_seconds).
-  int64_t expiry_ms = 0;
-  // The key's revision: 1 when first stored, one more per mutation, carried on through a
-  // tombstone when the key is stored again.
-  uint64_t rev_seqno = 0;
-  // The seqno its vbucket gave the mutation that published this item (0 when the mutation
-  // named no vbucket: MutationOptions::vbucket).
-  uint64_t seqno = 0;
-
   // The index's view; the caller holds the lock of the shard whose index holds the item.
   bool locked_at(int64_t now_ms) const {
     return locked_ && static_cast<int32_t>(clock_ms_ - static_cast<uint32_t>(now_ms)) > 0;

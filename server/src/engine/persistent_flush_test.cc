@@ -202,7 +202,7 @@ TEST(PersistentFlushWarmup, ABucketStillWarmingUpIsNotFlushed) {
   ManualClock clock;
   executor::ManualExecutor executor(clock);
   auto store = std::make_unique<TestStore>();
-  const storage::Record record{.vbucket = 1, .key = "k", .value = "v", .cas = 5, .seqno = 1};
+  const storage::Record record{{.cas = 5, .seqno = 1, .vbucket = 1}, "k", "v"};
   store->write(std::span(&record, 1), {});
   PersistentEngine data(clock);
   Persistence persistence(data.engine, data.vbuckets(), std::move(store), clock);

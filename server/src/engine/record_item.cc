@@ -10,21 +10,21 @@ namespace tern::engine {
 
 MutableItemPtr item_of_record(const Engine& engine, const storage::Record& record) {
   auto item = make_item(record.key, {record.value});
-  item->cas = record.cas;
-  item->seqno = record.seqno;
-  item->rev_seqno = record.rev_seqno;
-  item->flags = record.flags;
-  item->vbucket = record.vbucket;
-  item->datatype = record.datatype;
-  item->deleted = record.deleted;
-  if (record.deleted) {
-    const uint64_t purge_at = uint64_t{record.expiry} + engine.config().metadata_purge_seconds;
-    item->expiry_ms = engine.expiry_deadline_ms(
-        static_cast<uint32_t>(std::min<uint64_t>(purge_at, std::numeric_limits<uint32_t>::max())));
-  } else {
-    item->expiry_ms = engine.expiry_deadline_ms(record.expiry);
-  }
+  static_cast<DocumentMeta&>(*item) = record;
+  uint64_t expiry = record.expiry;
+  if (record.deleted) expiry += engine.config().metadata_purge_seconds;
+  item->expiry_ms = engine.expiry_deadline_ms(
+      static_cast<uint32_t>(std::min<uint64_t>(expiry, std::numeric_limits<uint32_t>::max())));
   return item;
+}
+
+storage::Record record_of_item(const Engine& engine, const Item& item) {
+  uint32_t expiry = engine.expiry_unix_seconds(item);
+  if (item.deleted) {
+    const uint32_t purge = engine.config().metadata_purge_seconds;
+    expiry = expiry > purge ? expiry - purge : expiry;
+  }
+  return storage::Record{item, item.key(), item.value(), expiry};
 }
 
 }  // namespace tern::engine

@@ -1,9 +1,8 @@
 #pragma once
-// The engine item for a record read from disk, as it was published: what warmup loads and
-// what a background fetch puts back under full eviction. One conversion for both, so that a
-// key comes back the same whichever path reads it.
-
-#include <memory>
+// Engine items and storage records, each way: what the flusher writes, and what warmup loads
+// and a background fetch puts back under full eviction. Both share their metadata
+// (DocumentMeta); what differs is only the expiry, kept here in both directions so that a key
+// comes back as it was published whichever path reads it.
 
 #include "engine/engine.h"
 #include "engine/item.h"
@@ -11,10 +10,15 @@
 
 namespace tern::engine {
 
-// A document keeps its CAS, seqnos, flags, vbucket, datatype and expiry (turned back into a
-// deadline on `engine`'s steady clock). A tombstone comes back with its purge time as its
-// expiry (Item::expiry_ms): the deletion time the flusher stored plus
+// The item for a record read from disk. A document keeps its metadata and expiry (turned back
+// into a deadline on `engine`'s steady clock). A tombstone comes back with its purge time as
+// its expiry (Item::expiry_ms): the deletion time the flusher stored plus
 // Config::metadata_purge_seconds.
 MutableItemPtr item_of_record(const Engine& engine, const storage::Record& record);
+
+// The record the flusher stores for `item`: a view of its key and value, which the item must
+// outlive. A document's expiry is in Unix seconds; a tombstone's is its deletion time (its
+// purge time less Config::metadata_purge_seconds), which item_of_record turns back.
+storage::Record record_of_item(const Engine& engine, const Item& item);
 
 }  // namespace tern::engine

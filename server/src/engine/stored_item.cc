@@ -65,14 +65,8 @@ void Item::release(const Item* item) {
 }
 
 void copy_metadata(const Item& from, Item& to) {
-  to.flags = from.flags;
-  to.datatype = from.datatype;
-  to.cas = from.cas;
+  static_cast<DocumentMeta&>(to) = from;
   to.expiry_ms = from.expiry_ms;
-  to.deleted = from.deleted;
-  to.rev_seqno = from.rev_seqno;
-  to.seqno = from.seqno;
-  to.vbucket = from.vbucket;
   to.resident = from.resident;
 }
 

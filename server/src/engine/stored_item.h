@@ -25,9 +25,8 @@ MutableItemPtr make_item(std::string_view key, std::initializer_list<std::string
 // remeta_item() built (its bytes are another item's).
 std::span<char> unpublished_value(Item& item);
 
-// Copies what describes the document (flags, datatype, CAS, expiry, revision, seqno,
-// vbucket, deleted, resident) from one item to another, not yet published: the one place
-// that knows the list.
+// Copies what describes the document (its DocumentMeta, expiry and residence) from one item
+// to another, not yet published.
 void copy_metadata(const Item& from, Item& to);
 
 // A new item with the key and value bytes of `base`, and a copy of its metadata.

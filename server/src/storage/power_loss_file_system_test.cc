@@ -142,8 +142,7 @@ class StoreUnderPowerLossTest : public PowerLossFileSystemTest {
                               {.file_system = disk_, .sync_writes = sync_writes});
   }
   void write_one(Store& store, std::string_view key, uint64_t seqno) {
-    const Record record{
-        .vbucket = 3, .key = key, .value = "value", .cas = 100 + seqno, .seqno = seqno};
+    const Record record{{.cas = 100 + seqno, .seqno = seqno, .vbucket = 3}, key, "value"};
     const VBucketSeqno high{3, seqno};
     store.write({&record, 1}, {&high, 1});
   }

@@ -29,12 +29,14 @@ TEST(RecordCodec, RoundTrips) {
   constexpr auto u64max = std::numeric_limits<uint64_t>::max();
   constexpr auto u32max = std::numeric_limits<uint32_t>::max();
   const CodecCase cases[] = {
-      {"document", {7, "user::1", R"({"a":1})", 0x1234567890abcdef, 42, 3, 0xdeadbeef, 0, 1, false}},
-      {"tombstone", {1023, "gone", "", 99, 100, 8, 0, 1'700'000'000, 0, true}},
-      {"empty value", {0, "k", "", 1, 1, 1, 0, 0, 0, false}},
-      {"binary key with zero bytes", {5, "\x00\x08\x00key\x00"sv, "v\x00w"sv, 2, 2, 2, 0, 0, 4, false}},
-      {"max fields",
-       {kMaxVBucket, "m", "x", u64max, u64max, u64max, u32max, u32max, 0xff, true}},
+      // {cas, seqno, rev_seqno, flags, vbucket, datatype, deleted}, key, value, expiry
+      {"document",
+       {{0x1234567890abcdef, 42, 3, 0xdeadbeef, 7, 1, false}, "user::1", R"({"a":1})", 0}},
+      {"tombstone", {{99, 100, 8, 0, 1023, 0, true}, "gone", "", 1'700'000'000}},
+      {"empty value", {{1, 1, 1, 0, 0, 0, false}, "k", "", 0}},
+      {"binary key with zero bytes",
+       {{2, 2, 2, 0, 5, 4, false}, "\x00\x08\x00key\x00"sv, "v\x00w"sv, 0}},
+      {"max fields", {{u64max, u64max, u64max, u32max, kMaxVBucket, 0xff, true}, "m", "x", u32max}},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -62,7 +64,10 @@ TEST(RecordCodec, KeysSortByVBucketThenKey) {
 }
 
 TEST(RecordCodec, BadValuesFailToDecode) {
-  Record record{1, "k", "value", 1, 2, 3, 4, 5, 6, false};
+  Record record{{.cas = 1, .seqno = 2, .rev_seqno = 3, .flags = 4, .vbucket = 1, .datatype = 6},
+                "k",
+                "value",
+                5};
   std::string good = encode_value(record);
   std::string wrong_version = good;
   wrong_version[0] = 2;

@@ -3,13 +3,10 @@
 namespace tern::storage {
 
 OwnedRecord OwnedRecord::copy(const Record& r) {
-  return OwnedRecord{r.vbucket, std::string(r.key), std::string(r.value), r.cas, r.seqno,
-                     r.rev_seqno, r.flags, r.expiry, r.datatype, r.deleted};
+  return OwnedRecord{r, std::string(r.key), std::string(r.value), r.expiry};
 }
 
-Record OwnedRecord::view() const {
-  return Record{vbucket, key, value, cas, seqno, rev_seqno, flags, expiry, datatype, deleted};
-}
+Record OwnedRecord::view() const { return Record{*this, key, value, expiry}; }
 
 void Store::remove_ranges(std::span<const KeyRange>, const std::function<void(const Record&)>&) {
   throw StoreError("this store cannot delete ranges of keys");

@@ -21,33 +21,25 @@
 #include <string_view>
 #include <vector>
 
+#include "common/document_meta.h"
+
 namespace tern::storage {
 
-// One document or tombstone as it is stored. The views point into memory the caller owns
-// (write) or that lives until the callback returns (scan, get).
-struct Record {
-  uint16_t vbucket = 0;
+// One document or tombstone as it is stored: its metadata, key, value and expiry. The views
+// point into memory the caller owns (write) or that lives until the callback returns (scan,
+// get).
+struct Record : DocumentMeta {
   std::string_view key;    // the engine's document key
   std::string_view value;  // the whole value: extended attributes (xattr/blob.h) and body
-  uint64_t cas = 0;
-  uint64_t seqno = 0;
-  uint64_t rev_seqno = 0;
-  uint32_t flags = 0;
   uint32_t expiry = 0;  // absolute Unix seconds, 0 for never; a tombstone's: when it was deleted
-  uint8_t datatype = 0;
-  bool deleted = false;  // a tombstone (what a delete or an expiry leaves)
 };
 
 // A record read back, owning its bytes.
-struct OwnedRecord {
+struct OwnedRecord : DocumentMeta {
   static OwnedRecord copy(const Record& record);  // copies the bytes the views point to
   Record view() const;
-  uint16_t vbucket = 0;
   std::string key, value;
-  uint64_t cas = 0, seqno = 0, rev_seqno = 0;
-  uint32_t flags = 0, expiry = 0;
-  uint8_t datatype = 0;
-  bool deleted = false;
+  uint32_t expiry = 0;
 };
 
 // Document keys from `begin` up to, not including, `end` (empty: to the last key), in

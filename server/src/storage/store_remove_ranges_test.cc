@@ -31,7 +31,7 @@ class RemoveRangesTest : public ::testing::Test {
     for (const std::string* key : {&a1_, &a2_, &b1_, &plain_, &zero_}) {
       for (uint16_t vbucket : {uint16_t{0}, uint16_t{5}, uint16_t{1023}, kMaxVBucket}) {
         records.push_back(
-            Record{.vbucket = vbucket, .key = *key, .value = "v", .cas = 1, .seqno = 1});
+            Record{{.cas = 1, .seqno = 1, .vbucket = vbucket}, *key, "v"});
       }
     }
     records.back().deleted = true;  // tombstones go too

@@ -19,11 +19,15 @@ using ::testing::HasSubstr;
 using namespace std::string_view_literals;
 
 Record doc(uint16_t vbucket, std::string_view key, std::string_view value, uint64_t seqno) {
-  return Record{vbucket, key, value, 1000 + seqno, seqno, 1, 0, 0, 0, false};
+  return Record{{.cas = 1000 + seqno, .seqno = seqno, .rev_seqno = 1, .vbucket = vbucket}, key, value};
 }
 
 Record tombstone(uint16_t vbucket, std::string_view key, uint64_t seqno, uint32_t deleted_at) {
-  return Record{vbucket, key, "", 1000 + seqno, seqno, 2, 0, deleted_at, 0, true};
+  return Record{
+      {.cas = 1000 + seqno, .seqno = seqno, .rev_seqno = 2, .vbucket = vbucket, .deleted = true},
+      key,
+      "",
+      deleted_at};
 }
 
 void expect_equal(const OwnedRecord& got, const Record& want) {
@@ -60,7 +64,10 @@ class StoreTest : public ::testing::Test {
 TEST_F(StoreTest, WriteThenGet) {
   auto store = open();
   Record records[] = {
-      Record{3, "\x00\x08key"sv, "{\"a\":1}", 77, 5, 4, 0xabcd, 1'800'000'000, 1, false},
+      Record{{.cas = 77, .seqno = 5, .rev_seqno = 4, .flags = 0xabcd, .vbucket = 3, .datatype = 1},
+             "\x00\x08key"sv,
+             "{\"a\":1}",
+             1'800'000'000},
       tombstone(3, "gone", 6, 1'700'000'000),
   };
   store->write(records, {});

@@ -33,7 +33,7 @@ TEST(TombstonePurge, ShouldPurge) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    Record r{0, "k", "", 1, 1, 1, 0, c.expiry, 0, c.deleted};
+    Record r{{.cas = 1, .seqno = 1, .rev_seqno = 1, .deleted = c.deleted}, "k", "", c.expiry};
     EXPECT_EQ(should_purge(r, kNow, kInterval), c.purge);
   }
 }
@@ -42,7 +42,7 @@ TEST(TombstonePurge, FilterKeepsSeqnosAndWhatItCannotDecode) {
   TombstonePurgeFilter filter(kNow, kInterval);
   std::string unused;
   bool changed = false;
-  Record old_tombstone{0, "k", "", 1, 1, 1, 0, 1, 0, true};
+  Record old_tombstone{{.cas = 1, .seqno = 1, .rev_seqno = 1, .deleted = true}, "k", "", 1};
   std::string value = encode_value(old_tombstone);
   EXPECT_TRUE(filter.Filter(0, encode_document_key(0, "k"), value, &unused, &changed));
   // The same bytes under a seqno key, and an undecodable value under a document key.
@@ -56,11 +56,12 @@ TEST(TombstonePurge, CompactionDropsOldTombstonesAndExpiredDocumentsOnly) {
   std::atomic<int64_t> now{kNow};
   auto store = open_rocksdb_store(dir.sub("db"), StoreOptions{kInterval, [&] { return now.load(); }});
   std::vector<Record> records = {
-      {0, "old tombstone", "", 1, 1, 2, 0, kNow - kInterval - 100, 0, true},
-      {0, "recent tombstone", "", 2, 2, 2, 0, kNow - 10, 0, true},
-      {0, "live", "body", 3, 3, 1, 0, 0, 0, false},
-      {0, "expires later", "body", 4, 4, 1, 0, kNow + 100, 0, false},
-      {0, "long expired", "body", 5, 5, 1, 0, kNow - kInterval - 100, 0, false},
+      // {cas, seqno, rev_seqno, flags, vbucket, datatype, deleted}, key, value, expiry
+      {{1, 1, 2, 0, 0, 0, true}, "old tombstone", "", kNow - kInterval - 100},
+      {{2, 2, 2, 0, 0, 0, true}, "recent tombstone", "", kNow - 10},
+      {{3, 3, 1, 0, 0, 0, false}, "live", "body", 0},
+      {{4, 4, 1, 0, 0, 0, false}, "expires later", "body", kNow + 100},
+      {{5, 5, 1, 0, 0, 0, false}, "long expired", "body", kNow - kInterval - 100},
   };
   store->write(records, std::vector<VBucketSeqno>{{0, 5}});
 
