@@ -3,6 +3,8 @@
 // needs a value parks, the background fetch reads it back, and the request runs again and
 // answers as it would have; a value that keeps being evicted ends in Etmpfail; STAT counts
 // the fetches. Under full eviction the fetch reads the key from the vbucket it is filed under.
+#include "commands/background_fetch.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -12,11 +14,12 @@
 #include <vector>
 
 #include "cluster/vbucket_of.h"
-#include "commands/background_fetch.h"
 #include "commands/dispatcher_harness.h"
 #include "commands/persistent_bucket_harness.h"
 #include "engine/bg_fetcher.h"
 #include "engine/bucket.h"
+#include "engine/paging_hooks.h"
+#include "engine/persistence_hooks.h"
 #include "protocol/opcode.h"
 #include "xattr/blob.h"
 
@@ -65,8 +68,9 @@ class BackgroundFetchTest : public testing::PersistentBucketTest {
   }
 
   void evict_all() {
-    bucket().documents().evict(std::numeric_limits<size_t>::max());
-    for (const auto& [key, value] : stored_) ASSERT_TRUE(bucket().documents().evicted(key).has_value()) << key;
+    bucket().documents().paging().evict(std::numeric_limits<size_t>::max());
+    for (const auto& [key, value] : stored_)
+      ASSERT_TRUE(bucket().documents().persistence().evicted(key).has_value()) << key;
   }
 
   uint64_t fetched() { return bucket().persistence()->bg_fetcher().fetched(); }
@@ -225,8 +229,8 @@ TEST_F(BackgroundFetchTest, AKeyOnDiskOnlyIsFetchedFromTheVBucketItIsFiledUnder)
   // Sent on vbucket 0, as every request here; the dispatcher files it under the key's own.
   ASSERT_EQ(c.set(key, "v").status, Status::Success);
   flush();  // the flusher
-  bucket().documents().evict(std::numeric_limits<size_t>::max());
-  ASSERT_TRUE(bucket().documents().on_disk_only(key));
+  bucket().documents().paging().evict(std::numeric_limits<size_t>::max());
+  ASSERT_TRUE(bucket().documents().persistence().on_disk_only(key));
 
   ASSERT_TRUE(c.run({.opcode = Opcode::Get, .key = key, .vbucket = 0}).empty());
   EXPECT_EQ(c.last_outcome(), Outcome::WouldBlock);

@@ -15,6 +15,7 @@
 #include "commands/persistent_bucket_harness.h"
 #include "common/base64.h"
 #include "engine/bucket.h"
+#include "engine/paging_hooks.h"
 #include "protocol/codec.h"
 #include "protocol/datatype.h"
 
@@ -363,7 +364,7 @@ TEST_P(RangeScanTest, EvictedDocumentsAreReadFromDisk) {
   const std::vector<std::string> keys = keys_in_vbucket("e", 5);
   for (const std::string& key : keys) store(key, R"({"on":"disk"})");
   flush();
-  bucket().documents().evict(std::numeric_limits<size_t>::max());
+  bucket().documents().paging().evict(std::numeric_limits<size_t>::max());
   const Response created = create(range_json("", "\xff", false));
   ASSERT_EQ(created.status, Status::Success);
   const Continued documents = continue_scan(created.value);

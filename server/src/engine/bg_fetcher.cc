@@ -1,10 +1,11 @@
 #include "engine/bg_fetcher.h"
 
+#include <spdlog/spdlog.h>
+
 #include <new>
 #include <utility>
 
-#include <spdlog/spdlog.h>
-
+#include "engine/persistence_hooks.h"
 #include "engine/record_item.h"
 
 namespace tern::engine {
@@ -82,12 +83,13 @@ void BgFetcher::run_once() {
 bool BgFetcher::fetch_one(const std::string& key, uint16_t filed_vbucket) {
   // Only what is still missing from memory: the key may have been fetched, changed or removed
   // since the request met it. A value is read where its document is filed.
-  if (const std::optional<Engine::Evicted> evicted = engine_.evicted(key)) {
+  if (const std::optional<PersistenceHooks::Evicted> evicted = engine_.persistence().evicted(key)) {
     const std::optional<storage::OwnedRecord> record = store_.get(evicted->vbucket, key);
     if (record && !record->deleted && record->cas == evicted->cas) {
-      return engine_.restore_value(key, evicted->cas, record->value);
+      return engine_.persistence().restore_value(key, evicted->cas, record->value);
     }
-    if (const auto still = engine_.evicted(key); still && still->cas == evicted->cas) {
+    if (const auto still = engine_.persistence().evicted(key);
+        still && still->cas == evicted->cas) {
       // Not a change racing the read (its retry would see it): the disk lost the document
       // the engine evicted.
       spdlog::error("bg fetch: vbucket {} holds {} for an evicted document (CAS {})",
@@ -97,10 +99,10 @@ bool BgFetcher::fetch_one(const std::string& key, uint16_t filed_vbucket) {
     }
     return false;
   }
-  if (!engine_.on_disk_only(key)) return false;
+  if (!engine_.persistence().on_disk_only(key)) return false;
   const std::optional<storage::OwnedRecord> record = store_.get(filed_vbucket, key);
-  return engine_.restore_fetched(key,
-                                 record ? item_of_record(engine_, record->view()) : nullptr);
+  return engine_.persistence().restore_fetched(
+      key, record ? item_of_record(engine_, record->view()) : nullptr);
 }
 
 }  // namespace tern::engine

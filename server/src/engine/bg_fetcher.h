@@ -4,8 +4,8 @@
 // disk. A request that met a non-resident document or a key on disk only
 // (Status::NotResident) queues a fetch and parks; one run of the task serves every fetch
 // queued, and reads a key asked for by several requests once. What it read goes back into
-// memory (Engine::restore_value, Engine::restore_fetched) before the requests are told, so
-// that they find it when they retry.
+// memory (PersistenceHooks::restore_value, PersistenceHooks::restore_fetched) before the requests
+// are told, so that they find it when they retry.
 
 #include <atomic>
 #include <cstdint>
@@ -36,13 +36,13 @@ class BgFetcher {
 
   // Queues a read of `key` and wakes the task asynchronously. A document whose value is
   // evicted is read from the vbucket it is filed under (Item::vbucket of its non-resident
-  // copy: Engine::evicted), and its value put back (Engine::restore_value). A key on disk
-  // only (full eviction: Engine::on_disk_only) is read from `filed_vbucket`, the vbucket a
-  // persistent bucket files the key under (vbucket_of its logical key, not the request's:
-  // memcached clients send every key on vbucket 0), and its record, or its absence, put in
-  // memory (Engine::restore_fetched). `done` is called once, from the Reader thread with no
-  // lock held, after that (or once the key was found resident, changed or gone, or the store
-  // failed: the caller's retry then sees the key as it is; a caller should bound its
+  // copy: PersistenceHooks::evicted), and its value put back (PersistenceHooks::restore_value). A
+  // key on disk only (full eviction: PersistenceHooks::on_disk_only) is read from `filed_vbucket`,
+  // the vbucket a persistent bucket files the key under (vbucket_of its logical key, not the
+  // request's: memcached clients send every key on vbucket 0), and its record, or its absence, put
+  // in memory (PersistenceHooks::restore_fetched). `done` is called once, from the Reader thread
+  // with no lock held, after that (or once the key was found resident, changed or gone, or the
+  // store failed: the caller's retry then sees the key as it is; a caller should bound its
   // retries). It must not block: post to the requester's own loop.
   void fetch(std::string key, uint16_t filed_vbucket, std::function<void()> done);
 

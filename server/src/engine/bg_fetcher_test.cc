@@ -11,6 +11,7 @@
 
 #include "common/clock.h"
 #include "engine/flusher.h"
+#include "engine/paging_hooks.h"
 #include "engine/persistent_engine_fixture.h"
 #include "executor/manual_executor.h"
 #include "storage/temp_dir.h"
@@ -68,7 +69,7 @@ class BgFetcherTest : public ::testing::Test {
   // Writes everything queued to the store, then evicts every value.
   void flush_and_evict() {
     Flusher(data_.engine, data_.vbuckets(), store_, kOwner, clock_).flush_all();
-    data_.engine.evict(data_.engine.mem_used());
+    data_.engine.paging().evict(data_.engine.mem_used());
   }
 
   // A waiter that counts its calls and records whether the value was back by then.

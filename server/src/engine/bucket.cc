@@ -1,11 +1,13 @@
 #include "engine/bucket.h"
 
+#include <fmt/format.h>
+
 #include <random>
 #include <stdexcept>
 
-#include <fmt/format.h>
-
+#include "engine/collection_hooks.h"
 #include "engine/live_collections_store.h"
+#include "engine/persistence_hooks.h"
 
 namespace tern::engine {
 
@@ -41,14 +43,15 @@ Bucket::Bucket(std::string name, Config config, cluster::CollectionsManifest man
     vbuckets_[id].set_id(id);
     set_vbucket_state(id, cluster::VBucketState::Active);
   }
-  documents_.set_vbuckets(vbuckets());  // an expiry in a persistent bucket is numbered there
+  documents_.persistence().set_vbuckets(
+      vbuckets());  // an expiry in a persistent bucket is numbered there
 }
 
 bool Bucket::publish(cluster::CollectionsManifest next) {
   manifests_.push_back(std::make_unique<const cluster::CollectionsManifest>(std::move(next)));
   const cluster::CollectionsManifest* current = manifests_.back().get();
   const cluster::CollectionsManifest* previous = manifest_.load(std::memory_order_relaxed);
-  documents_.set_manifest(current);
+  documents_.collections().set_manifest(current);
   manifest_.store(current, std::memory_order_release);
   std::vector<uint32_t> dropped;
   if (previous != nullptr) {

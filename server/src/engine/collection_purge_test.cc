@@ -16,10 +16,12 @@
 #include "cluster/collections_manifest.h"
 #include "common/clock.h"
 #include "engine/bucket.h"
+#include "engine/collection_hooks.h"
 #include "engine/collection_key.h"
 #include "engine/collection_test_keys.h"
 #include "engine/engine_fixture.h"
 #include "engine/live_collections_store.h"
+#include "engine/paging_hooks.h"
 #include "executor/manual_executor.h"
 #include "storage/power_loss_file_system.h"
 #include "storage/store_rocksdb.h"
@@ -258,7 +260,7 @@ TEST_F(PersistentCollectionPurgeTest, TheStoreNoLongerWritesOrReadsADroppedColle
   Engine engine(small_config(), clock_);
   const cluster::CollectionsManifest with_a = manifest_with_a_and_b();
   const cluster::CollectionsManifest without_a = *with_a.without_collection("s", "a").manifest;
-  engine.set_manifest(&with_a);
+  engine.collections().set_manifest(&with_a);
   const std::string a_key = key_in(kCollectionA, "k");
   const std::string b_key = key_in(kCollectionB, "k");
   {
@@ -267,7 +269,7 @@ TEST_F(PersistentCollectionPurgeTest, TheStoreNoLongerWritesOrReadsADroppedColle
                                       {{.cas = 2, .vbucket = 1}, b_key, "b"}};
     store.write(before, {});
     ASSERT_TRUE(store.get(1, a_key).has_value());
-    engine.set_manifest(&without_a);
+    engine.collections().set_manifest(&without_a);
     EXPECT_FALSE(store.get(1, a_key).has_value());  // a background fetch finds nothing
     store.remove_ranges(collection_key_ranges(kCollectionA), {});  // the purge
     // A batch taken before the drop, written after the purge.
@@ -284,7 +286,7 @@ TEST_F(PersistentCollectionPurgeTest, FullEvictionStopsCountingTheDocumentsOnDis
   auto bucket = start(manifest_with_a_and_b(), config);
   write_documents(*bucket, executor_);
   // Everything is on disk: evict it all, keys too. They still count as items.
-  bucket->documents().evict(bucket->documents().mem_used());
+  bucket->documents().paging().evict(bucket->documents().mem_used());
   ASSERT_EQ(bucket->documents().stats().curr_items, 3u * kKeys);
   ASSERT_LT(bucket->documents().mem_used(), 100u);
   ASSERT_EQ(bucket->drop_collection("s", "a").error, ManifestError::None);

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 
+#include "engine/collection_hooks.h"
 #include "engine/collection_key.h"
+#include "engine/paging_hooks.h"
 
 namespace tern::engine {
 
@@ -37,7 +39,7 @@ bool CollectionPurger::purge_disk() {
     store_->remove_ranges(
         ranges, settle_keys
                     ? [this](const storage::Record&
-                                 record) { engine_.purge_dropped_key(record.key, !record.deleted); }
+                                 record) { engine_.collections().purge_dropped_key(record.key, !record.deleted); }
                     : std::function<void(const storage::Record&)>());
   } catch (const storage::StoreError& e) {
     spdlog::error(
@@ -69,13 +71,13 @@ bool CollectionPurger::run() {
     }
     disk_done_ = true;
   }
-  const size_t end = std::min(next_shard_ + kShardsPerRun, engine_.shard_count());
+  const size_t end = std::min(next_shard_ + kShardsPerRun, engine_.paging().shard_count());
   for (; next_shard_ < end; ++next_shard_) {
-    const size_t removed = engine_.purge_dropped_collections(next_shard_);
+    const size_t removed = engine_.collections().purge_dropped_collections(next_shard_);
     swept_ += removed;
     purged_items_.fetch_add(removed, std::memory_order_relaxed);
   }
-  if (next_shard_ < engine_.shard_count()) {
+  if (next_shard_ < engine_.paging().shard_count()) {
     snooze(0);  // give the worker back to other tasks, then go on
     return true;
   }

@@ -6,12 +6,12 @@
 //
 // One purge: first the store deletes the collections' records (Store::remove_ranges, one
 // atomic batch); under full eviction each record deleted also takes what memory holds of its
-// key, or stops counting it as a document on disk only (Engine::purge_dropped_key). Then
-// every shard is swept (Engine::purge_dropped_collections), kShardsPerRun per run, so that a
-// run stays short. No key of a dropped collection can come back meanwhile: the engine
-// refuses its writes, and the store no longer writes its records (LiveCollectionsStore).
-// A store that refuses is retried after kRetrySeconds; memory waits for the disk, so that
-// the counts of documents on disk only stay exact.
+// key, or stops counting it as a document on disk only (CollectionHooks::purge_dropped_key). Then
+// every shard is swept (CollectionHooks::purge_dropped_collections), kShardsPerRun per run, so that
+// a run stays short. No key of a dropped collection can come back meanwhile: the engine refuses its
+// writes, and the store no longer writes its records (LiveCollectionsStore). A store that refuses
+// is retried after kRetrySeconds; memory waits for the disk, so that the counts of documents on
+// disk only stay exact.
 //
 // A crash mid-purge loses nothing it should keep: the manifest without the collection is
 // saved before the drop, and warmup drops and deletes what the manifest lacks.
@@ -41,7 +41,7 @@ class CollectionPurger final : public executor::Task {
   void set_store(storage::Store* store) { store_ = store; }
 
   // Queues collections the manifest no longer has; the caller then wakes the task. Their
-  // keys must already be gone to the engine (Engine::set_manifest). Thread-safe.
+  // keys must already be gone to the engine (CollectionHooks::set_manifest). Thread-safe.
   void add(std::span<const uint32_t> collection_ids);
 
   bool run() override;

@@ -11,6 +11,8 @@
 #include "engine/document_listing.h"
 #include "engine/engine_fixture.h"
 #include "engine/flusher.h"
+#include "engine/paging_hooks.h"
+#include "engine/persistence_hooks.h"
 #include "engine/persistent_engine_fixture.h"
 #include "executor/executor_pool.h"
 #include "storage/temp_dir.h"
@@ -77,12 +79,12 @@ TEST(PersistentListKeys, AnEvictedValueIsListedAndAPendingDurableWriteIsNot) {
   data.set("evicted", "v", 1);
   const MutationResult pending = data.set("pending", "v", 2, 0, /*prepare=*/true);
   std::vector<ItemPtr> taken;
-  data.engine.take_dirty(taken);
+  data.engine.persistence().take_dirty(taken);
   for (VBucket& vbucket : data.vbuckets()) vbucket.set_persisted_seqno(vbucket.high_seqno());
-  data.engine.evict(data.engine.mem_used());
+  data.engine.paging().evict(data.engine.mem_used());
   ASSERT_EQ(data.value_of("evicted"), "<NotResident>");
   EXPECT_EQ(data.engine.list_keys(0, "", 10), (Keys{"evicted"}));
-  ASSERT_TRUE(data.engine.commit_prepared("pending", pending.cas));
+  ASSERT_TRUE(data.engine.persistence().commit_prepared("pending", pending.cas));
   EXPECT_EQ(data.engine.list_keys(0, "", 10), (Keys{"evicted", "pending"}));
 }
 
@@ -100,10 +102,10 @@ TEST(ListDocumentKeys, UnderFullEvictionTheKeysOnDiskOnlyAreListedToo) {
   data.set("expiring", "v", 3, /*expiry=*/100);
   data.remove("c", 1);
   Flusher(data.engine, data.vbuckets(), *store, 7, clock).flush_all();
-  data.engine.evict(data.engine.mem_used());
-  ASSERT_TRUE(data.engine.on_disk_only("a"));
+  data.engine.paging().evict(data.engine.mem_used());
+  ASSERT_TRUE(data.engine.persistence().on_disk_only("a"));
   // A new key: the bloom filter of the keys on disk rules it out, so it is written at once.
-  ASSERT_FALSE(data.engine.on_disk_only("in memory"));
+  ASSERT_FALSE(data.engine.persistence().on_disk_only("in memory"));
   ASSERT_EQ(data.set("in memory", "v", 4).status, Status::Success);
   clock.advance_seconds(200);
   const int64_t now = clock.unix_seconds();
@@ -129,7 +131,7 @@ TEST(CallWithFetches, AnEvictedValueIsFetchedWhileTheCallerWaits) {
   fetcher.start(executor, kOwner);
   ASSERT_EQ(data.set("k", "on disk", 3).status, Status::Success);
   Flusher(data.engine, data.vbuckets(), *store, kOwner, clock).flush_all();
-  data.engine.evict(data.engine.mem_used());
+  data.engine.paging().evict(data.engine.mem_used());
   ASSERT_EQ(data.engine.get("k").status, Status::NotResident);
 
   int calls = 0;

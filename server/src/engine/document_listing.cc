@@ -4,6 +4,7 @@
 #include <queue>
 
 #include "engine/collection_key.h"
+#include "engine/persistence_hooks.h"
 
 namespace tern::engine {
 
@@ -22,7 +23,8 @@ std::vector<std::string> list_document_keys(Engine& engine, storage::Store* stor
       return true;
     }
     if (on_disk.size() == limit && record.key >= on_disk.top()) return true;
-    if (!engine.on_disk_only(record.key)) return true;  // memory knows the key: listed above
+    if (!engine.persistence().on_disk_only(record.key))
+      return true;  // memory knows the key: listed above
     if (on_disk.size() == limit) on_disk.pop();
     on_disk.emplace(record.key);
     return true;

@@ -15,8 +15,8 @@ namespace tern::engine {
 
 // Up to `limit` keys of live documents of collection `collection_id`, the first in byte
 // order after `after`, in that order (Engine::list_keys). With a `store` (a persistent
-// bucket's) and full eviction, keys the engine holds nothing of (Engine::on_disk_only) are
-// taken from the store's live records too: a whole scan of the store per page, so on a large
+// bucket's) and full eviction, keys the engine holds nothing of (PersistenceHooks::on_disk_only)
+// are taken from the store's live records too: a whole scan of the store per page, so on a large
 // bucket a page costs as much as reading its disk once. For a moment after a flush, until the
 // flusher has cleared the disk, a flushed key may be listed; reading it answers not found.
 // Throws storage::StoreError when the store cannot be read. For a thread that may block.

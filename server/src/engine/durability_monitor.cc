@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/mutex.h"
+#include "engine/persistence_hooks.h"
 
 namespace tern::engine {
 namespace {
@@ -53,7 +54,7 @@ struct DurabilityMonitor::Impl {
     for (Completion& write : done) {
       // False would mean the engine no longer holds the prepared item (nothing drops one,
       // not even FLUSH); the write is on disk all the same, so it still counts as committed.
-      engine.commit_prepared(write.key, write.cas);
+      engine.persistence().commit_prepared(write.key, write.cas);
       self.committed_.fetch_add(1, std::memory_order_relaxed);
       if (write.waiter) write.waiter(SyncWriteOutcome::Committed);
     }

@@ -5,7 +5,7 @@
 //
 // A tracked write is a prepared item (MutationOptions::prepare). When the flusher reports
 // its vbucket's persisted seqno at or past the write's, the monitor commits it
-// (Engine::commit_prepared) and tells its waiter Committed. A write whose deadline passes
+// (PersistenceHooks::commit_prepared) and tells its waiter Committed. A write whose deadline passes
 // first is told Ambiguous, as Couchbase answers SyncWriteAmbiguous; it stays tracked and is
 // still committed once persisted, so memory and disk never disagree about it.
 //

@@ -10,6 +10,7 @@
 
 #include "cluster/vbucket_of.h"
 #include "engine/engine_fixture.h"
+#include "engine/persistence_hooks.h"
 #include "executor/manual_executor.h"
 
 namespace tern::engine {
@@ -122,7 +123,7 @@ TEST_F(DurabilityMonitorTest, CommitPublishesTheWriteWithItsPreparedCas) {
   ASSERT_EQ(read.status, Status::Success);
   EXPECT_EQ(read.item->value(), "new");
   EXPECT_EQ(read.item->cas, write.cas);
-  EXPECT_EQ(engine_.prepared_count(), 0u);
+  EXPECT_EQ(engine_.persistence().prepared_count(), 0u);
 }
 
 TEST_F(DurabilityMonitorTest, WriteAlreadyPersistedCompletesWithinAdd) {

@@ -35,7 +35,7 @@ constexpr uint8_t kJson = protocol::datatype::kJson;
 
 }  // namespace
 
-KeyAccess::KeyAccess(Engine::Impl& impl, std::string_view key)
+KeyAccess::KeyAccess(EngineImpl& impl, std::string_view key)
     : impl_(impl),
       key_(key),
       hash_(hash_key(key)),
@@ -85,7 +85,7 @@ GetResult Engine::get(std::string_view key) {
     }
     counters.add(Counter::get_hits);
     slot->item->touch_access(access.now());
-    locked = Impl::is_locked(*slot, access.now());
+    locked = EngineImpl::is_locked(*slot, access.now());
     result = {Status::Success, slot->item};
   }
   if (locked) {
@@ -154,7 +154,7 @@ Status Engine::unlock(std::string_view key, uint64_t cas) {
   if (access.on_disk_only()) return Status::NotResident;
   Slot* slot = access.slot();
   if (!slot) return Status::NotFound;
-  if (!Impl::is_locked(*slot, access.now())) return Status::NotLocked;
+  if (!EngineImpl::is_locked(*slot, access.now())) return Status::NotLocked;
   if (slot->item->cas != cas) return Status::Locked;
   slot->item->set_lock(0, access.now());
   return Status::Success;
@@ -253,7 +253,7 @@ MetaResult Engine::get_meta(std::string_view key) {
     meta.expiry = impl_->unix_seconds_at(item.expiry_ms - impl_->tombstone_ms, access.now());
   } else {
     meta.expiry = impl_->unix_seconds_at(item.expiry_ms, access.now());
-    if (Impl::is_locked(*entry, access.now())) meta.cas = kLockedCas;
+    if (EngineImpl::is_locked(*entry, access.now())) meta.cas = kLockedCas;
   }
   return meta;
 }

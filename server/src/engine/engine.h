@@ -4,6 +4,12 @@
 // cannot allocate throws std::bad_alloc and applies none: items and memory accounting stay
 // exact, and the attempt is counted in the command stats (cmd_set, ...) like any failed one.
 //
+// This class is the engine's key-value job: the operations requests make, and its memory
+// and statistics. Its other jobs are interfaces of their own over the same documents, each
+// with its callers: persistence() for the flusher, warmup, background fetches and durability
+// (persistence_hooks.h), paging() for the pagers (paging_hooks.h), collections() for the
+// bucket's collections (collection_hooks.h).
+//
 // Expiry values follow the protocol: 0 never expires, up to 30 days (2,592,000 s) is
 // relative to now, larger is an absolute Unix time (one already in the past expires at once).
 
@@ -77,6 +83,22 @@ struct Config {
 };
 
 class VBucket;
+struct EngineImpl;
+class PersistenceHooks;
+class PagingHooks;
+class CollectionHooks;
+
+// What each of the engine's jobs beside the key-value one (PersistenceHooks, PagingHooks,
+// CollectionHooks) is made of: a view of the engine's state, one per engine, made by the
+// engine alone and never copied.
+class EngineJob {
+ protected:
+  explicit EngineJob(EngineImpl& impl) : impl_(&impl) {}
+  EngineJob(const EngineJob&) = delete;
+  EngineJob& operator=(const EngineJob&) = delete;
+
+  EngineImpl* impl_;
+};
 
 struct GetResult {
   Status status = Status::NotFound;
@@ -288,6 +310,12 @@ class Engine {
 
   Stats stats() const;
 
+  // Bytes accounted to items now (keys, values and per-item overhead), and the quota's
+  // watermarks (Config).
+  uint64_t mem_used() const;
+  uint64_t high_watermark_bytes() const;
+  uint64_t low_watermark_bytes() const;
+
   // Live bucket settings (the management port's bucket edits). The quota and its watermarks
   // change at once for every charge from now on; a smaller one wakes the pager if memory is
   // over the new high watermark. The maxTTL applies to writes from now on. config() keeps
@@ -301,123 +329,6 @@ class Engine {
 
   // When a live item expires, in absolute Unix seconds (0: never), as GET_META reports it.
   uint32_t expiry_unix_seconds(const Item& item) const;
-
-  // --- Persistence (Config::persistent): the flusher's, warmup's and durability's hooks. ---
-
-  // Moves the changes queued since the last call (every item published or prepared, and
-  // every expiry's tombstone, in the order each key's changes happened) to the end of `out`.
-  // The items are as published: a document or a tombstone, with its vbucket and seqno. A
-  // lock is not a change (it is not persisted); a touch is. A document published already
-  // expired (a past absolute expiry) is queued as it is: warmup does not load it.
-  // Returns 0, or when a flush (flush()) came since the previous take, the number of the
-  // latest: the store must then be cleared before what this take returned is written.
-  // Once the flusher is done with items a take returned (written, or dropped with a flush),
-  // give them back here: an item that left the index while queued stays charged to the quota
-  // until then (the quota bounds all the engine holds), and this releases the charge.
-  uint64_t take_dirty(std::vector<ItemPtr>& out);
-  void flushed(std::span<const ItemPtr> items);
-
-  // Changes queued and not yet taken (STAT ep_queue_size).
-  size_t dirty_count() const;
-
-  // Called when a change is queued and the queues were empty since the last take_dirty():
-  // once per batch, not per write. It runs on the writing thread with no engine lock held,
-  // so it must be quick: wake the flusher asynchronously.
-  void set_dirty_listener(std::function<void()> listener);
-
-  // Publishes the key's prepared item (MutationOptions::prepare) if it is the one with this
-  // CAS, keeping its CAS and seqno, in place of whatever the key holds; its charge moves to
-  // the index, even past the quota (it is on disk and was acknowledged: it cannot be refused
-  // now).
-  // Returns false when the key has no such prepared item.
-  bool commit_prepared(std::string_view key, uint64_t cas);
-
-  // Durable writes held aside now (STAT: durability pending).
-  size_t prepared_count() const;
-
-  // The bucket's vbuckets, by id (Item::vbucket): what an expiry in a persistent bucket
-  // numbers its tombstone on, and whose persisted seqnos tell which items are on disk (value
-  // eviction). Call once, before serving; until then such tombstones take no seqno, and
-  // nothing is known to be on disk, so nothing is evicted.
-  void set_vbuckets(std::span<VBucket> vbuckets);
-
-  // Warmup: inserts an item read from disk as it was stored (CAS, seqnos, expiry, deleted),
-  // already persisted. Raises the CAS counters past its CAS, so that later CAS values stay
-  // unique. A key may be on disk under several vbuckets (memcached clients send every key on
-  // vbucket 0): the item with the highest CAS, the latest write, wins, whatever the order
-  // they come in, and takes the place of an older one already restored (an expired latest
-  // write removes it; one that came first cannot stop an older write coming after it). A document is restored whole while that fits below the low
-  // watermark, else as its non-resident copy (value eviction: the value is fetched when
-  // read); a tombstone, and such a copy, while it fits below the high watermark.
-  // Under full eviction a record that does not fit below the low watermark is not loaded at
-  // all (OnDiskOnly): it is read when a request needs it, and a document among them still
-  // counts in curr_items. Each key has one record: a persistent bucket files a key under one
-  // vbucket (the dispatcher's rule), so nothing is counted twice.
-  enum class Restored {
-    Value,       // the whole document
-    Metadata,    // a document's non-resident copy, or a tombstone
-    Skipped,     // expired, due for purging, or older than the key's item: nothing to load
-    Full,        // not even the metadata fits: nothing inserted (warmup stops loading)
-    OnDiskOnly,  // full eviction: left on disk, to be fetched when needed
-  };
-  Restored restore(MutableItemPtr item);
-
-  // Warmup: makes every CAS issued from now on greater than `cas`, as restore() does for
-  // the item it is given. For each record read from disk that restore() is not given (past
-  // a full quota, or under no vbucket of the bucket): a client may still hold its CAS.
-  void raise_cas_floor(uint64_t cas);
-
-  // Value eviction (persistent buckets): the item pager and inline eviction replace a
-  // persisted document by a non-resident copy (Item::resident false: key and metadata, no
-  // value). Every operation that needs a document's value (get, get_and_touch, get_locked,
-  // get_document, concat, arithmetic; store and remove when the document has extended
-  // attributes to keep) answers NotResident for such a document and changes nothing; the
-  // caller fetches the value (BgFetcher) and retries; the attempt counts in no statistic
-  // (the retry does). Operations that need only metadata (get_meta, unlock, a store or
-  // remove without attributes to keep, write_document, whose caller read the value with
-  // get_document) work as usual. touch needs the value too: the disk keeps a document as
-  // one record, which a new expiry rewrites whole. An expiry found by a sweep or a lookup
-  // leaves a tombstone without the system attributes of a non-resident document (it cannot
-  // wait for a fetch). Locked documents, tombstones, documents not yet on disk and keys with
-  // a durable write pending are never evicted; a non-resident document may still expire,
-  // be removed, replaced or flushed.
-
-  // Background fetch: puts `value` back into the key's non-resident item if it still is the
-  // item with this CAS (one changed, removed or already fetched meanwhile is left alone),
-  // charged to the quota even past it (the pager evicts again). Returns whether it did.
-  bool restore_value(std::string_view key, uint64_t cas, std::string_view value);
-
-  // The key's document if its value is evicted: the vbucket it is filed under on disk and its
-  // CAS (what restore_value() must be given). nullopt when the key has no such document.
-  struct Evicted {
-    uint16_t vbucket = 0;
-    uint64_t cas = 0;
-  };
-  std::optional<Evicted> evicted(std::string_view key);
-
-  // Full eviction: whether the key has nothing in memory, no document, tombstone or absent
-  // marker, so that only the disk can tell what it holds (the operations on it answer
-  // NotResident). Always false under value eviction.
-  bool on_disk_only(std::string_view key);
-
-  // Full eviction: rebuilds every shard's bloom filter of the keys on disk from `store`: each
-  // key the store holds that memory holds nothing of, in a filter whose first part is sized
-  // for as many keys as the old one took. After compaction dropped old tombstones
-  // (Store::records_purged) the filters forget what the disk no longer has, and a filter that
-  // grew into a long chain is one again. A key that leaves memory meanwhile goes into the old
-  // filter and the new one. Returns the keys the new filters were given. Reads the whole
-  // store, taking each key's shard lock in turn: a background task's work (Persistence).
-  // Throws StoreError or std::bad_alloc, and the old filters stay. 0 under value eviction.
-  size_t rebuild_key_filters(storage::Store& store);
-
-  // Full eviction, background fetch: puts in memory what the disk holds for a key that is
-  // on disk only: `stored`, the key's record as Warmup would load it (a document or a
-  // tombstone), or, when null, an absent marker. A document that expired on disk expires at
-  // once, as one found in memory does (its tombstone queued for the disk); a tombstone due
-  // for purging, or a record a flush dropped (see flush()), leaves a marker too. Charged to the quota even past it (the requests are about to read it;
-  // the pager evicts again). Returns false, changing nothing, when the key is no longer on
-  // disk only (another fetch or a change got there first). May throw std::bad_alloc.
-  bool restore_fetched(std::string_view key, MutableItemPtr stored);
 
   // --- The console's document browser (management port). ---
 
@@ -440,71 +351,22 @@ class Engine {
   // Under full eviction the keys on disk only are not visited (on_disk_only() tells them).
   void for_each_live_item(const std::function<void(const Item& item)>& visit);
 
-  // --- Hooks for background tasks (expiry pager, item pager). ---
-
-  size_t shard_count() const;
-
-  // Slots in one shard's table now (a sweep covers the shard after this many visits).
-  size_t shard_capacity(size_t shard) const;
-
-  // Removes expired and flushed items from one shard, advancing over at most max_visits
-  // slots and resuming where the previous call on that shard stopped, so shard_capacity()
-  // visits sweep the whole shard. Returns the items removed. In a persistent bucket an
-  // expired document leaves a tombstone, queued for the disk like a remove's (one found
-  // expired by any other operation does too).
-  size_t purge_expired(size_t shard, size_t max_visits);
-
-  // Frees at least bytes_to_free bytes if it can by evicting the least recently used
-  // unlocked items (approximate LRU). Returns the bytes freed. An ephemeral bucket drops
-  // whole items (STAT evictions); a persistent one evicts only what is on disk: values
-  // (value eviction above), or under full eviction whole documents, tombstones and absent
-  // markers (Config::full_eviction; STAT ep_num_value_ejects, ep_num_non_resident), so
-  // writes past the quota fail with OutOfMemory while nothing evictable is left.
-  // Never throws: when what it needs to evict cannot be allocated it stops there and returns
-  // what it freed until then.
-  size_t evict(size_t bytes_to_free);
-
-  // Bytes accounted to items now (keys, values and per-item overhead).
-  uint64_t mem_used() const;
-  uint64_t high_watermark_bytes() const;
-  uint64_t low_watermark_bytes() const;
-
-  // Called when mem_used passes the high watermark (or a write fails for lack of memory),
-  // at most once per kPressureIntervalMs while the pressure lasts. It runs on the writing
-  // thread with no engine lock held, so it must be quick: wake a pager, do not evict inline.
-  void set_memory_pressure_listener(std::function<void()> listener);
-  static constexpr int64_t kPressureIntervalMs = 10;
-
   // The CAS a plain GET reports for a locked item.
   static constexpr uint64_t kLockedCas = ~uint64_t{0};
 
-  // --- Collections (engine_collections.cc): what a bucket's manifest means for its keys. ---
-  // A key belongs to a collection by its prefix (collection_key.h).
+  // --- The engine's other jobs, each its own interface over the same documents. ---
 
-  // Makes `manifest` the engine's (a Bucket sets each manifest it publishes; it must outlive
-  // the engine). From then on a key whose collection the manifest lacks is gone: a mutation
-  // of it answers UnknownCollection and changes nothing, a durable write of it pending is
-  // dropped rather than committed, a background fetch of it puts nothing in memory, and
-  // eviction leaves it to purge_dropped_collections(). A write's expiry follows its
-  // collection's maxTTL, or the bucket's (Config::max_ttl_seconds). Null (the default): no
-  // key is gone, and only the bucket's maxTTL applies.
-  void set_manifest(const cluster::CollectionsManifest* manifest);
+  // The flusher's, warmup's, background fetches' and durability's (persistence_hooks.h).
+  PersistenceHooks& persistence();
+  const PersistenceHooks& persistence() const;
+  // The expiry pager's and the item pager's (paging_hooks.h).
+  PagingHooks& paging();
+  const PagingHooks& paging() const;
+  // The bucket's, as its collections change (collection_hooks.h).
+  CollectionHooks& collections();
+  const CollectionHooks& collections() const;
 
-  // Whether the key belongs to a collection of the manifest (always, with none set).
-  bool has_collection_of(std::string_view key) const;
-
-  // Removes from one shard, under its lock, every item, tombstone, absent marker and pending
-  // durable write of a key whose collection is gone: no tombstone, nothing queued for the
-  // disk (the store deletes the collection's records itself). Memory and item counts follow.
-  // Returns the items and tombstones removed.
-  size_t purge_dropped_collections(size_t shard);
-
-  // For a key of a gone collection whose record the store is deleting (`on_disk_document`:
-  // the record is a live document): removes what memory holds of it, or, when memory holds
-  // nothing (full eviction), stops counting the document that was on disk only.
-  void purge_dropped_key(std::string_view key, bool on_disk_document);
-
-  struct Impl;  // opaque: defined in engine_impl.h for the engine's own files
+  using Impl = EngineImpl;  // opaque: defined in engine_impl.h for the engine's own files
 
  private:
   // The deadline of a write's protocol expiry for `key`, cut to its maxTTL (Config).

@@ -5,8 +5,11 @@
 #include <string>
 
 #include "cluster/collections_manifest.h"
+#include "engine/collection_hooks.h"
 #include "engine/collection_test_keys.h"
 #include "engine/engine_fixture.h"
+#include "engine/paging_hooks.h"
+#include "engine/persistence_hooks.h"
 #include "engine/persistent_engine_fixture.h"
 
 namespace tern::engine {
@@ -17,13 +20,13 @@ class EngineCollectionsTest : public EngineTest {
   EngineCollectionsTest() {
     with_a_ = manifest_with_a_and_b();
     without_a_ = *with_a_.without_collection("s", "a").manifest;
-    engine_.set_manifest(&with_a_);
+    engine_.collections().set_manifest(&with_a_);
   }
 
   size_t purge_all() {
     size_t removed = 0;
-    for (size_t shard = 0; shard < engine_.shard_count(); ++shard) {
-      removed += engine_.purge_dropped_collections(shard);
+    for (size_t shard = 0; shard < engine_.paging().shard_count(); ++shard) {
+      removed += engine_.collections().purge_dropped_collections(shard);
     }
     return removed;
   }
@@ -35,9 +38,9 @@ class EngineCollectionsTest : public EngineTest {
 TEST_F(EngineCollectionsTest, AGoneCollectionsKeysAreRefused) {
   const std::string a_key = key_in(kCollectionA, "k");
   ASSERT_EQ(set(a_key, "v").status, Status::Success);
-  EXPECT_TRUE(engine_.has_collection_of(a_key));
-  engine_.set_manifest(&without_a_);
-  EXPECT_FALSE(engine_.has_collection_of(a_key));
+  EXPECT_TRUE(engine_.collections().has_collection_of(a_key));
+  engine_.collections().set_manifest(&without_a_);
+  EXPECT_FALSE(engine_.collections().has_collection_of(a_key));
   EXPECT_EQ(set(a_key, "v2").status, Status::UnknownCollection);
   EXPECT_EQ(set(key_in(kCollectionA, "new"), "v").status, Status::UnknownCollection);
   EXPECT_EQ(engine_.remove(a_key, 0).status, Status::UnknownCollection);
@@ -46,7 +49,7 @@ TEST_F(EngineCollectionsTest, AGoneCollectionsKeysAreRefused) {
   // The other collections carry on.
   EXPECT_EQ(set(key_in(kCollectionB, "k"), "v").status, Status::Success);
   EXPECT_EQ(set("default-key", "v").status, Status::Success);
-  EXPECT_TRUE(engine_.has_collection_of("default-key"));
+  EXPECT_TRUE(engine_.collections().has_collection_of("default-key"));
 }
 
 TEST_F(EngineCollectionsTest, PurgeRemovesOnlyTheGoneCollectionAndItsAccounting) {
@@ -64,7 +67,7 @@ TEST_F(EngineCollectionsTest, PurgeRemovesOnlyTheGoneCollectionAndItsAccounting)
   ASSERT_EQ(engine_.stats().curr_items, 95u);
   EXPECT_EQ(purge_all(), 0u) << "nothing is gone yet";
 
-  engine_.set_manifest(&without_a_);
+  engine_.collections().set_manifest(&without_a_);
   EXPECT_EQ(purge_all(), 50u);  // 45 documents and 5 tombstones
   const Stats after = engine_.stats();
   EXPECT_EQ(after.curr_items, 50u);
@@ -83,7 +86,7 @@ TEST_F(EngineCollectionsTest, TheDefaultCollectionCanGoToo) {
   ASSERT_EQ(set(key_in(kCollectionB, "b"), "v").status, Status::Success);
   const cluster::CollectionsManifest no_default =
       *with_a_.without_collection("_default", "_default").manifest;
-  engine_.set_manifest(&no_default);
+  engine_.collections().set_manifest(&no_default);
   EXPECT_EQ(set("plain", "v2").status, Status::UnknownCollection);
   EXPECT_EQ(purge_all(), 2u);
   EXPECT_EQ(value_of(key_in(kCollectionB, "b")), "v");
@@ -95,24 +98,24 @@ TEST(EngineCollectionsPersistentTest, ADurableWriteOfAGoneCollectionIsDroppedNot
   PersistentEngine data(clock);
   const cluster::CollectionsManifest with_a = manifest_with_a_and_b();
   const cluster::CollectionsManifest without_a = *with_a.without_collection("s", "a").manifest;
-  data.engine.set_manifest(&with_a);
+  data.engine.collections().set_manifest(&with_a);
   const std::string committed = key_in(kCollectionA, "committed");
   const std::string swept = key_in(kCollectionA, "swept");
   const MutationResult first = data.set(committed, "v", 0, 0, /*prepare=*/true);
   const MutationResult second = data.set(swept, "v", 0, 0, /*prepare=*/true);
   ASSERT_EQ(first.status, Status::Success);
-  ASSERT_EQ(data.engine.prepared_count(), 2u);
+  ASSERT_EQ(data.engine.persistence().prepared_count(), 2u);
 
-  data.engine.set_manifest(&without_a);
+  data.engine.collections().set_manifest(&without_a);
   // Its commit after the drop publishes nothing.
-  EXPECT_FALSE(data.engine.commit_prepared(committed, first.cas));
-  EXPECT_EQ(data.engine.prepared_count(), 1u);
+  EXPECT_FALSE(data.engine.persistence().commit_prepared(committed, first.cas));
+  EXPECT_EQ(data.engine.persistence().prepared_count(), 1u);
   // The purge drops the other.
-  for (size_t shard = 0; shard < data.engine.shard_count(); ++shard) {
-    data.engine.purge_dropped_collections(shard);
+  for (size_t shard = 0; shard < data.engine.paging().shard_count(); ++shard) {
+    data.engine.collections().purge_dropped_collections(shard);
   }
-  EXPECT_EQ(data.engine.prepared_count(), 0u);
-  EXPECT_FALSE(data.engine.commit_prepared(swept, second.cas));
+  EXPECT_EQ(data.engine.persistence().prepared_count(), 0u);
+  EXPECT_FALSE(data.engine.persistence().commit_prepared(swept, second.cas));
   EXPECT_EQ(data.engine.get_meta(committed).status, Status::NotFound);
   EXPECT_EQ(data.engine.get_meta(swept).status, Status::NotFound);
   EXPECT_EQ(data.engine.stats().curr_items, 0u);
@@ -128,7 +131,7 @@ class MaxTtlTest : public EngineTest {
     return config;
   }
   MaxTtlTest() : EngineTest(with_bucket_max_ttl()), manifest_(manifest_with_a_and_b(10)) {
-    engine_.set_manifest(&manifest_);
+    engine_.collections().set_manifest(&manifest_);
   }
 
   // Seconds from now until `key` expires (GET_META's absolute expiry); -1: never.
@@ -201,7 +204,7 @@ TEST(MaxTtlOffTest, NoMaxTtlLeavesExpiriesAlone) {
   ManualClock clock;
   Engine engine(small_config(), clock);
   const cluster::CollectionsManifest manifest = manifest_with_a_and_b();
-  engine.set_manifest(&manifest);
+  engine.collections().set_manifest(&manifest);
   ASSERT_EQ(engine.store(StoreMode::Set, key_in(kCollectionB, "k"), "v", 0, 0, 0, 0).status,
             Status::Success);
   EXPECT_EQ(engine.get_meta(key_in(kCollectionB, "k")).expiry, 0u);

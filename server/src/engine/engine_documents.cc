@@ -24,7 +24,7 @@ GetResult Engine::get_document(std::string_view key, bool include_deleted) {
   }
   counters.add(Counter::get_hits);
   found->item->touch_access(access.now());
-  return {Status::Success, found->item, Impl::is_locked(*found, access.now())};
+  return {Status::Success, found->item, EngineImpl::is_locked(*found, access.now())};
 }
 
 MutationResult Engine::write_document(std::string_view key, const DocumentWrite& write,

@@ -15,7 +15,7 @@ size_t round_up_to_power_of_two(size_t n) { return std::bit_ceil(std::max<size_t
 
 }  // namespace
 
-Engine::Impl::Impl(const Config& config, const Clock& clock_in)
+EngineImpl::EngineImpl(const Config& config, const Clock& clock_in)
     : clock(clock_in),
       shard_count(round_up_to_power_of_two(config.shard_count)),
       shard_bits(static_cast<unsigned>(std::countr_zero(shard_count))),
@@ -37,7 +37,7 @@ Engine::Impl::Impl(const Config& config, const Clock& clock_in)
   }
 }
 
-size_t Engine::Impl::apply_flush(Shard& shard, int64_t now, uint64_t word) {
+size_t EngineImpl::apply_flush(Shard& shard, int64_t now, uint64_t word) {
   const int64_t deadline = origin_ms + static_cast<int64_t>(word >> kFlushSequenceBits);
   if (now < deadline) return 0;
   size_t dropped = 0;
@@ -70,8 +70,8 @@ size_t Engine::Impl::apply_flush(Shard& shard, int64_t now, uint64_t word) {
   return dropped;
 }
 
-size_t Engine::Impl::find_entry(Shard& shard, uint64_t hash, std::string_view key, int64_t now,
-                                ItemPtr& graveyard, bool& wake_flusher) {
+size_t EngineImpl::find_entry(Shard& shard, uint64_t hash, std::string_view key, int64_t now,
+                              ItemPtr& graveyard, bool& wake_flusher) {
   const size_t index = shard.table.find(hash, key);
   if (index == HashTable::npos || !is_expired(*shard.table.at(index).item, now)) return index;
   purge_slot(shard, index, now, graveyard, wake_flusher);
@@ -79,7 +79,7 @@ size_t Engine::Impl::find_entry(Shard& shard, uint64_t hash, std::string_view ke
   return persistent ? shard.table.find(hash, key) : HashTable::npos;
 }
 
-size_t Engine::Impl::remove_slot(Shard& shard, size_t index, ItemPtr& removed) {
+size_t EngineImpl::remove_slot(Shard& shard, size_t index, ItemPtr& removed) {
   const Item& item = *shard.table.at(index).item;
   const size_t charge = item_charge(item);
   shard.bytes -= charge;
@@ -91,8 +91,8 @@ size_t Engine::Impl::remove_slot(Shard& shard, size_t index, ItemPtr& removed) {
   return charge;
 }
 
-size_t Engine::Impl::purge_slot(Shard& shard, size_t index, int64_t now, ItemPtr& removed,
-                                bool& wake_flusher) {
+size_t EngineImpl::purge_slot(Shard& shard, size_t index, int64_t now, ItemPtr& removed,
+                              bool& wake_flusher) {
   const Item& item = *shard.table.at(index).item;
   // A key with a durable write pending needs no tombstone: that write, queued after the
   // document was, replaces it on disk anyway (and a tombstone numbered after the write
@@ -108,8 +108,8 @@ size_t Engine::Impl::purge_slot(Shard& shard, size_t index, int64_t now, ItemPtr
   return charge;
 }
 
-size_t Engine::Impl::expire_to_tombstone(Shard& shard, size_t index, int64_t now,
-                                         ItemPtr& removed, bool& wake_flusher) {
+size_t EngineImpl::expire_to_tombstone(Shard& shard, size_t index, int64_t now, ItemPtr& removed,
+                                       bool& wake_flusher) {
   Slot& slot = shard.table.at(index);
   const Item& document = *slot.item;
   // The steps that can fail come first.
@@ -139,16 +139,16 @@ size_t Engine::Impl::expire_to_tombstone(Shard& shard, size_t index, int64_t now
   return freed;
 }
 
-uint32_t Engine::Impl::unix_seconds_at(int64_t steady_ms, int64_t now) const {
+uint32_t EngineImpl::unix_seconds_at(int64_t steady_ms, int64_t now) const {
   if (steady_ms == 0) return 0;
   const int64_t delta_ms = steady_ms - now;
   const int64_t delta_seconds = (delta_ms + (delta_ms >= 0 ? 500 : -500)) / 1000;
   return static_cast<uint32_t>(std::max<int64_t>(1, clock.unix_seconds() + delta_seconds));
 }
 
-void Engine::Impl::signal_pressure(int64_t now) {
+void EngineImpl::signal_pressure(int64_t now) {
   int64_t last = last_pressure_signal_ms.load(std::memory_order_relaxed);
-  if (now - last < kPressureIntervalMs) return;
+  if (now - last < PagingHooks::kPressureIntervalMs) return;
   if (!last_pressure_signal_ms.compare_exchange_strong(last, now)) return;
   std::function<void()> listener;
   {
@@ -158,7 +158,7 @@ void Engine::Impl::signal_pressure(int64_t now) {
   if (listener) listener();
 }
 
-void Engine::Impl::notify_dirty() {
+void EngineImpl::notify_dirty() {
   std::function<void()> listener;
   {
     MutexLock guard(listener_mutex);
@@ -168,11 +168,18 @@ void Engine::Impl::notify_dirty() {
 }
 
 Engine::Engine(Config config, const Clock& clock)
-    : config_(config), impl_(std::make_unique<Impl>(config, clock)) {
+    : config_(config), impl_(std::make_unique<EngineImpl>(config, clock)) {
   config_.shard_count = impl_->shard_count;
 }
 
 Engine::~Engine() = default;
+
+PersistenceHooks& Engine::persistence() { return impl_->persistence_hooks; }
+const PersistenceHooks& Engine::persistence() const { return impl_->persistence_hooks; }
+PagingHooks& Engine::paging() { return impl_->paging_hooks; }
+const PagingHooks& Engine::paging() const { return impl_->paging_hooks; }
+CollectionHooks& Engine::collections() { return impl_->collection_hooks; }
+const CollectionHooks& Engine::collections() const { return impl_->collection_hooks; }
 
 int64_t Engine::expiry_deadline_ms(uint32_t expiry) const {
   if (expiry == 0) return 0;
@@ -185,9 +192,9 @@ int64_t Engine::expiry_deadline_ms(uint32_t expiry) const {
   return now + seconds_left * 1000;
 }
 
-size_t Engine::shard_count() const { return impl_->shard_count; }
+size_t PagingHooks::shard_count() const { return impl_->shard_count; }
 
-size_t Engine::shard_capacity(size_t shard) const {
+size_t PagingHooks::shard_capacity(size_t shard) const {
   if (shard >= impl_->shard_count) return 0;
   Shard& target = impl_->shards[shard];
   MutexLock lock(target.mutex);

@@ -1,9 +1,11 @@
 #pragma once
-// Engine internals shared by the files that implement Engine (engine.cc: the commands;
-// engine_documents.cc: the read-modify-write of whole documents; mutation.h: the one path
-// every mutation takes; engine_impl.cc: construction, lookup, expiry and accounting
-// primitives; engine_maintenance.cc: flush, purge, eviction, memory and stats;
-// engine_persistence.cc: the flusher's, warmup's and durability's hooks).
+// Engine internals (EngineImpl: the shards and the state they share), for the files that
+// implement the engine's interfaces. Engine's key-value operations: engine.cc (the commands),
+// engine_documents.cc (the read-modify-write of whole documents), mutation.h (the one path
+// every mutation takes). engine_impl.cc: construction, lookup, expiry and accounting
+// primitives. engine_maintenance.cc: flush, stats and memory, and PagingHooks (purge and
+// eviction). persistence_hooks.cc: PersistenceHooks, the flusher's, warmup's, fetches' and
+// durability's. collection_hooks.cc: CollectionHooks.
 
 #include <algorithm>
 #include <array>
@@ -19,10 +21,13 @@
 
 #include "cluster/collections_manifest.h"
 #include "common/mutex.h"
+#include "engine/collection_hooks.h"
 #include "engine/collection_key.h"
 #include "engine/engine.h"
 #include "engine/hash_table.h"
 #include "engine/key_filter.h"
+#include "engine/paging_hooks.h"
+#include "engine/persistence_hooks.h"
 #include "engine/stored_item.h"
 #include "engine/vbucket.h"
 
@@ -95,8 +100,8 @@ struct alignas(64) Shard {
   ShardCounters counters;  // written under mutex, read by anyone (ShardCounters)
 };
 
-struct Engine::Impl {
-  Impl(const Config& config, const Clock& clock);
+struct EngineImpl {
+  EngineImpl(const Config& config, const Clock& clock);
 
   Shard& shard_for(uint64_t hash) {
     return shards[shard_bits == 0 ? 0 : hash >> (64 - shard_bits)];
@@ -256,7 +261,7 @@ struct Engine::Impl {
 
   // Persistent buckets: `item` left the index (or a prepared write was dropped without
   // entering it). If the flusher still needs it, it is charged as held until the flusher
-  // is done with it (Engine::flushed), so that the quota bounds all the engine holds: the
+  // is done with it (PersistenceHooks::flushed), so that the quota bounds all the engine holds: the
   // charge is forced, as the memory is in use already.
   void hold_if_queued(const Item& item) {
     if (!persistent || !item.hold()) return;
@@ -330,7 +335,7 @@ struct Engine::Impl {
   std::atomic<bool> dirty_pending{false};
   std::atomic<size_t> prepared_count{0};
 
-  // The bucket's manifest (Engine::set_manifest); null: keys are not told apart.
+  // The bucket's manifest (CollectionHooks::set_manifest); null: keys are not told apart.
   std::atomic<const cluster::CollectionsManifest*> manifest{nullptr};
   // Whether `key` is gone: its collection is not in the manifest. One load of a null pointer
   // when no manifest is set.
@@ -340,6 +345,11 @@ struct Engine::Impl {
     const std::optional<uint32_t> collection = collection_of_key(key);
     return collection && !current->has_collection(*collection);
   }
+
+  // The engine's other jobs (Engine::persistence() and the others): views of this state.
+  PersistenceHooks persistence_hooks{*this};
+  PagingHooks paging_hooks{*this};
+  CollectionHooks collection_hooks{*this};
 };
 
 inline constexpr unsigned kFlushSequenceBits = 20;
@@ -360,13 +370,13 @@ MutableItemPtr make_tombstone(const Item& document, int64_t purge_at_ms,
 // tells the analysis what this object guarantees.
 class KeyAccess {
  public:
-  KeyAccess(Engine::Impl& impl, std::string_view key) TERN_NO_THREAD_SAFETY_ANALYSIS;
+  KeyAccess(EngineImpl& impl, std::string_view key) TERN_NO_THREAD_SAFETY_ANALYSIS;
   ~KeyAccess() TERN_NO_THREAD_SAFETY_ANALYSIS;
   KeyAccess(const KeyAccess&) = delete;
   KeyAccess& operator=(const KeyAccess&) = delete;
 
   Shard& shard() { return shard_; }
-  Engine::Impl& impl() { return impl_; }
+  EngineImpl& impl() { return impl_; }
   uint64_t hash() const { return hash_; }
   int64_t now() const { return now_; }
   // The slot of the key's item, tombstone or absent marker, or HashTable::npos.
@@ -400,7 +410,7 @@ class KeyAccess {
   }
 
  private:
-  Engine::Impl& impl_;
+  EngineImpl& impl_;
   const std::string_view key_;
   const uint64_t hash_;
   Shard& shard_;

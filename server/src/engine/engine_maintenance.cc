@@ -26,7 +26,7 @@ struct AccessSample {
 
 // Samples evictable items across all shards and returns the idle time (Item::idle_ms) at or
 // above which evicting every such item should free about `bytes_wanted`.
-uint32_t estimate_eviction_cutoff(Engine::Impl& impl, uint64_t bytes_wanted) {
+uint32_t estimate_eviction_cutoff(EngineImpl& impl, uint64_t bytes_wanted) {
   std::vector<AccessSample> samples;
   uint64_t sampled_bytes = 0;
   const size_t visits_per_shard =
@@ -69,13 +69,13 @@ uint32_t estimate_eviction_cutoff(Engine::Impl& impl, uint64_t bytes_wanted) {
 // bytes freed: an ephemeral bucket drops it, and so does full eviction (the disk has it);
 // value eviction keeps its non-resident copy. Erasing may move a later item into `index`;
 // `next` is where the scan goes on.
-size_t evict_slot(Engine::Impl& impl, Shard& shard, size_t index, std::vector<ItemPtr>& evicted,
+size_t evict_slot(EngineImpl& impl, Shard& shard, size_t index, std::vector<ItemPtr>& evicted,
                   size_t& next) TERN_REQUIRES(shard.mutex) {
   if (!impl.persistent || impl.full_eviction) {
     next = index;  // look at it again
     const Item& item = *shard.table.at(index).item;
     // An absent marker's key is not on disk: it may go without a trace.
-    if (impl.full_eviction && !item.absent) Engine::Impl::remember_on_disk(shard, item.key());
+    if (impl.full_eviction && !item.absent) EngineImpl::remember_on_disk(shard, item.key());
     const size_t charge = impl.remove_slot(shard, index, evicted.emplace_back());
     // A tombstone (or an absent marker) is not an item: dropping one frees memory but
     // evicts nothing.
@@ -108,7 +108,7 @@ size_t evict_slot(Engine::Impl& impl, Shard& shard, size_t index, std::vector<It
 
 // Evicts items idle for `min_idle_ms` or longer until `freed` reaches `target`, adding what
 // each eviction frees as it goes, so that the count stays exact when one throws.
-void evict_idle(Engine::Impl& impl, uint32_t min_idle_ms, size_t target, size_t& freed) {
+void evict_idle(EngineImpl& impl, uint32_t min_idle_ms, size_t target, size_t& freed) {
   const size_t start = impl.evict_start.fetch_add(1, std::memory_order_relaxed);
   for (size_t k = 0; k < impl.shard_count && freed < target; ++k) {
     Shard& shard = impl.shards[(start + k) & (impl.shard_count - 1)];
@@ -162,7 +162,7 @@ uint64_t Engine::flush(uint32_t delay_seconds) {
   return number;
 }
 
-size_t Engine::purge_expired(size_t shard_index, size_t max_visits) {
+size_t PagingHooks::purge_expired(size_t shard_index, size_t max_visits) {
   if (shard_index >= impl_->shard_count) return 0;
   Shard& shard = impl_->shards[shard_index];
   std::vector<ItemPtr> purged;  // destroyed after the lock is released
@@ -176,7 +176,7 @@ size_t Engine::purge_expired(size_t shard_index, size_t max_visits) {
   // are bounded by the items present.
   for (size_t visits = std::min(max_visits, capacity); visits > 0;) {
     const Slot& slot = shard.table.at(i);
-    if (slot.item && Impl::is_expired(*slot.item, now)) {
+    if (slot.item && EngineImpl::is_expired(*slot.item, now)) {
       // Erasing may move a later item into slot i, so look at i again (an expiry's
       // tombstone that took the slot is not due, and is passed over).
       const size_t charge = impl_->purge_slot(shard, i, now, purged.emplace_back(), wake_flusher);
@@ -192,9 +192,9 @@ size_t Engine::purge_expired(size_t shard_index, size_t max_visits) {
   return flushed + purged.size();
 }
 
-size_t Engine::evict(size_t bytes_to_free) { return impl_->evict(bytes_to_free); }
+size_t PagingHooks::evict(size_t bytes_to_free) { return impl_->evict(bytes_to_free); }
 
-size_t Engine::Impl::eviction_gain(const Shard& shard, const Slot& slot, int64_t now) const {
+size_t EngineImpl::eviction_gain(const Shard& shard, const Slot& slot, int64_t now) const {
   const Item& item = *slot.item;
   if (is_locked(slot, now)) return 0;
   // A gone collection's key is the purge's: evicted whole, it would count as a document on
@@ -211,7 +211,7 @@ size_t Engine::Impl::eviction_gain(const Shard& shard, const Slot& slot, int64_t
   return item.value().size();  // the non-resident copy keeps the rest
 }
 
-size_t Engine::Impl::evict(size_t bytes_to_free) {
+size_t EngineImpl::evict(size_t bytes_to_free) {
   size_t freed = 0;
   // Two rounds guided by sampled access times, then a last one that takes anything
   // evictable rather than fail while there is memory to free.
@@ -255,7 +255,7 @@ uint32_t Engine::max_ttl() const {
 uint64_t Engine::high_watermark_bytes() const { return impl_->high_watermark; }
 uint64_t Engine::low_watermark_bytes() const { return impl_->low_watermark; }
 
-void Engine::set_memory_pressure_listener(std::function<void()> listener) {
+void PagingHooks::set_memory_pressure_listener(std::function<void()> listener) {
   MutexLock guard(impl_->listener_mutex);
   impl_->pressure_listener = std::move(listener);
 }

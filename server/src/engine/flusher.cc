@@ -1,10 +1,11 @@
 #include "engine/flusher.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <utility>
 
-#include <spdlog/spdlog.h>
-
+#include "engine/persistence_hooks.h"
 #include "engine/record_item.h"
 
 namespace tern::engine {
@@ -38,7 +39,7 @@ bool Flusher::run() {
   // Writers that queued during this run woke the task already; this also covers a change
   // queued between the take and the wake being applied. A change numbered since the high
   // seqnos were read may have sent no wake, and is not reported persisted yet: see the header.
-  snooze(engine_.dirty_count() > 0 || numbered_since_read() ? 0 : executor::kForever);
+  snooze(engine_.persistence().dirty_count() > 0 || numbered_since_read() ? 0 : executor::kForever);
   return true;
 }
 
@@ -61,7 +62,7 @@ void Flusher::flush_all() {
       continue;
     }
     refused = 0;
-    if (engine_.dirty_count() == 0) return;
+    if (engine_.persistence().dirty_count() == 0) return;
   }
 }
 
@@ -106,10 +107,10 @@ bool Flusher::flush_once() {
   // Read before the take: see the header for why this makes the persisted seqnos exact.
   for (size_t id = 0; id < vbuckets_.size(); ++id) snapshot_[id] = vbuckets_[id].high_seqno();
   const size_t refused_before = batch_.size();
-  if (const uint64_t flush = engine_.take_dirty(batch_); flush != 0) {
+  if (const uint64_t flush = engine_.persistence().take_dirty(batch_); flush != 0) {
     // What a refused batch left was changed before the flush: it goes with the flush (the
     // durable writes pending among it were taken again).
-    engine_.flushed(std::span<const ItemPtr>(batch_).first(refused_before));
+    engine_.persistence().flushed(std::span<const ItemPtr>(batch_).first(refused_before));
     batch_.erase(batch_.begin(), batch_.begin() + static_cast<ptrdiff_t>(refused_before));
     clearing_for_ = flush;
   }
@@ -157,7 +158,7 @@ bool Flusher::flush_once() {
   total_persisted_.fetch_add(batch_.size(), std::memory_order_relaxed);
   batches_.fetch_add(1, std::memory_order_relaxed);
   todo_.store(0, std::memory_order_relaxed);
-  engine_.flushed(batch_);
+  engine_.persistence().flushed(batch_);
   batch_.clear();
   records_.clear();
   if (persisted_listener_) persisted_listener_();

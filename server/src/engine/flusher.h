@@ -1,9 +1,9 @@
 #pragma once
-// Persists a bucket's changes. Each run drains the engine's dirty queues (Engine::take_dirty)
-// and writes everything taken as one synced batch (Store::write): one fsync for as many
-// writes as arrived meanwhile (group commit). It then advances each vbucket's persisted
-// seqno, and tells the listener (the durability monitor). It sleeps until woken: the engine's
-// dirty listener wakes it asynchronously when changes appear; it never polls.
+// Persists a bucket's changes. Each run drains the engine's dirty queues
+// (PersistenceHooks::take_dirty) and writes everything taken as one synced batch (Store::write):
+// one fsync for as many writes as arrived meanwhile (group commit). It then advances each vbucket's
+// persisted seqno, and tells the listener (the durability monitor). It sleeps until woken: the
+// engine's dirty listener wakes it asynchronously when changes appear; it never polls.
 //
 // The persisted seqno it sets is exact: before taking the queues it reads every vbucket's high
 // seqno, and a change is numbered and queued under the same shard lock that take_dirty()

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/clock.h"
+#include "engine/persistence_hooks.h"
 #include "engine/persistent_engine_fixture.h"
 #include "engine/test_store.h"
 #include "executor/manual_executor.h"
@@ -25,7 +26,7 @@ class FlusherTest : public ::testing::Test {
                                            executor::kServerOwner, clock_)) {
     flusher_->set_persisted_listener([this] { ++persisted_calls_; });
     const executor::TaskId id = executor_.schedule(flusher_, executor::kForever);
-    data_.engine.set_dirty_listener([this, id] { executor_.wake(id); });
+    data_.engine.persistence().set_dirty_listener([this, id] { executor_.wake(id); });
   }
 
   std::optional<storage::OwnedRecord> stored(uint16_t vbucket, std::string_view key) {
@@ -72,7 +73,7 @@ TEST_F(FlusherTest, SleepsUntilAWriteWakesIt) {
   EXPECT_EQ(persisted_calls_, 1);
   EXPECT_EQ(flusher_->total_persisted(), 1u);
   EXPECT_EQ(flusher_->todo(), 0u);
-  EXPECT_EQ(data_.engine.dirty_count(), 0u);
+  EXPECT_EQ(data_.engine.persistence().dirty_count(), 0u);
 
   clock_.advance_seconds(3600);
   EXPECT_EQ(executor_.ready_count(), 0u) << "back to sleep until the next write";
@@ -196,7 +197,7 @@ TEST_F(FlusherTest, ARefusedBatchIsKeptAndRetriedAfterTheWait) {
 TEST_F(FlusherTest, FlushAllWritesEverythingQueuedWithoutTheExecutor) {
   for (int i = 0; i < 10; ++i) data_.set("key" + std::to_string(i), "v", i % 2);
   flusher_->flush_all();
-  EXPECT_EQ(data_.engine.dirty_count(), 0u);
+  EXPECT_EQ(data_.engine.persistence().dirty_count(), 0u);
   EXPECT_EQ(store_.size(), 10u);
   EXPECT_EQ(data_.vbuckets()[1].persisted_seqno(), data_.vbuckets()[1].high_seqno());
 }

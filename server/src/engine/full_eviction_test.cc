@@ -13,6 +13,8 @@
 #include "common/clock.h"
 #include "engine/bg_fetcher.h"
 #include "engine/flusher.h"
+#include "engine/paging_hooks.h"
+#include "engine/persistence_hooks.h"
 #include "engine/persistent_engine_fixture.h"
 #include "engine/warmup.h"
 #include "executor/manual_executor.h"
@@ -51,7 +53,7 @@ class FullEvictionTest : public ::testing::Test {
   }
 
   void flush() { Flusher(engine(), data_->vbuckets(), *store_, kOwner, clock_).flush_all(); }
-  size_t evict_all() { return engine().evict(engine().mem_used()); }
+  size_t evict_all() { return engine().paging().evict(engine().mem_used()); }
 
   // Leaves keys of every shard on disk only, so that a key missing from memory may be on
   // disk wherever it falls.
@@ -98,9 +100,10 @@ TEST_F(FullEvictionTest, OnlyWhatIsOnDiskLeavesMemoryAndEveryDocumentStillCounts
   set("dirty", "not on disk yet");
 
   EXPECT_GT(evict_all(), 300u);
-  EXPECT_TRUE(engine().on_disk_only("persisted"));
-  EXPECT_TRUE(engine().on_disk_only("removed")) << "a tombstone on disk goes too";
-  EXPECT_FALSE(engine().on_disk_only("dirty")) << "only what the disk has may leave memory";
+  EXPECT_TRUE(engine().persistence().on_disk_only("persisted"));
+  EXPECT_TRUE(engine().persistence().on_disk_only("removed")) << "a tombstone on disk goes too";
+  EXPECT_FALSE(engine().persistence().on_disk_only("dirty"))
+      << "only what the disk has may leave memory";
   EXPECT_EQ(data_->value_of("dirty"), "not on disk yet");
 
   const Stats stats = engine().stats();
@@ -114,7 +117,7 @@ TEST_F(FullEvictionTest, EveryOperationOnAKeyOnDiskOnlyAnswersNotResidentAndCoun
   set("k", "5");
   flush();
   evict_all();
-  ASSERT_TRUE(engine().on_disk_only("k"));
+  ASSERT_TRUE(engine().persistence().on_disk_only("k"));
   const Stats before = engine().stats();
   VBucket* vbucket = &data_->vbucket_array[kFiled];
 
@@ -173,12 +176,12 @@ TEST_F(FullEvictionTest, AFetchBringsTheDocumentBackAsItWas) {
 }
 
 TEST_F(FullEvictionTest, WhileNothingOfAShardIsOnDiskOnlyAMissNeedsNoFetch) {
-  EXPECT_FALSE(engine().on_disk_only("new"));
+  EXPECT_FALSE(engine().persistence().on_disk_only("new"));
   EXPECT_EQ(engine().get("new").status, Status::NotFound);
   EXPECT_EQ(set("new", "v").status, Status::Success) << "a first write needs no disk read";
   flush();
   evict_all();
-  EXPECT_TRUE(engine().on_disk_only("new")) << "now its shard has a key on disk only";
+  EXPECT_TRUE(engine().persistence().on_disk_only("new")) << "now its shard has a key on disk only";
 }
 
 // The bloom filter of the keys that left memory: after whole shards were evicted, a key never
@@ -189,9 +192,11 @@ TEST_F(FullEvictionTest, AKeyThatNeverLeftMemoryNeedsNoFetchAfterEviction) {
   EXPECT_EQ(stats.bloom_filter_keys, 64u);
   EXPECT_GT(stats.bloom_filter_memory, 0u);
   int ruled_out = 0;
-  for (int i = 0; i < 1000; ++i) ruled_out += !engine().on_disk_only("never" + std::to_string(i));
+  for (int i = 0; i < 1000; ++i)
+    ruled_out += !engine().persistence().on_disk_only("never" + std::to_string(i));
   EXPECT_GE(ruled_out, 990) << "at most the configured 1% may cost a read";
-  for (int i = 0; i < 64; ++i) EXPECT_TRUE(engine().on_disk_only("filler" + std::to_string(i)));
+  for (int i = 0; i < 64; ++i)
+    EXPECT_TRUE(engine().persistence().on_disk_only("filler" + std::to_string(i)));
 
   // A miss and a first insert of a ruled-out key go ahead at once, and leave no marker.
   const uint64_t before = engine().mem_used();
@@ -228,14 +233,16 @@ TEST_F(FullEvictionTest, ARebuildAfterCompactionForgetsTheKeysWhoseTombstonesWer
   clock_.advance_seconds(2);
   store_->compact();
   EXPECT_EQ(store_->records_purged(), static_cast<uint64_t>(kRemoved));
-  EXPECT_EQ(engine().rebuild_key_filters(*store_), static_cast<size_t>(kKept));
+  EXPECT_EQ(engine().persistence().rebuild_key_filters(*store_), static_cast<size_t>(kKept));
   const Stats stats = engine().stats();
   EXPECT_LE(stats.bloom_filter_keys, static_cast<uint64_t>(kKept));
   EXPECT_GE(stats.bloom_filter_keys, static_cast<uint64_t>(kKept) * 99 / 100);
   int ruled_out = 0;
-  for (int i = 0; i < kRemoved; ++i) ruled_out += !engine().on_disk_only("gone" + std::to_string(i));
+  for (int i = 0; i < kRemoved; ++i)
+    ruled_out += !engine().persistence().on_disk_only("gone" + std::to_string(i));
   EXPECT_GE(ruled_out, kRemoved * 99 / 100);
-  for (int i = 0; i < kKept; ++i) EXPECT_TRUE(engine().on_disk_only("kept" + std::to_string(i)));
+  for (int i = 0; i < kKept; ++i)
+    EXPECT_TRUE(engine().persistence().on_disk_only("kept" + std::to_string(i)));
   fetch("kept0");
   EXPECT_EQ(data_->value_of("kept0"), "v");
 }
@@ -243,9 +250,9 @@ TEST_F(FullEvictionTest, ARebuildAfterCompactionForgetsTheKeysWhoseTombstonesWer
 TEST_F(FullEvictionWithoutFilterTest, AKeyTheDiskDoesNotHoldKeepsAMarkerUntilItIsWritten) {
   evict_some_of_every_shard();
   const uint64_t before = engine().mem_used();
-  ASSERT_TRUE(engine().on_disk_only("never"));
+  ASSERT_TRUE(engine().persistence().on_disk_only("never"));
   fetch("never");
-  EXPECT_FALSE(engine().on_disk_only("never"));
+  EXPECT_FALSE(engine().persistence().on_disk_only("never"));
   EXPECT_EQ(fetcher_->fetched(), 1u);
   EXPECT_GT(engine().mem_used(), before) << "a marker costs the quota like a key";
 
@@ -276,10 +283,10 @@ TEST_F(FullEvictionWithoutFilterTest, AKeyTheDiskDoesNotHoldKeepsAMarkerUntilItI
 TEST_F(FullEvictionWithoutFilterTest, AMarkerIsEvictedAtAnyTimeAndTheKeyIsReadAgain) {
   evict_some_of_every_shard();
   fetch("never");
-  ASSERT_FALSE(engine().on_disk_only("never"));
+  ASSERT_FALSE(engine().persistence().on_disk_only("never"));
   evict_all();
   EXPECT_EQ(engine().mem_used(), 0u);
-  EXPECT_TRUE(engine().on_disk_only("never"));
+  EXPECT_TRUE(engine().persistence().on_disk_only("never"));
   EXPECT_EQ(engine().get("never").status, Status::NotResident);
 }
 
@@ -308,10 +315,10 @@ TEST_F(FullEvictionTest, ADocumentThatExpiredOnDiskExpiresWhenFetchedAndLeavesAT
   clock_.advance_seconds(11);
 
   fetch("k");
-  EXPECT_FALSE(engine().on_disk_only("k"));
+  EXPECT_FALSE(engine().persistence().on_disk_only("k"));
   EXPECT_EQ(engine().get("k").status, Status::NotFound);
   EXPECT_TRUE(engine().get_meta("k").deleted) << "expired as one in memory does";
-  EXPECT_EQ(engine().dirty_count(), 1u) << "its tombstone goes to disk";
+  EXPECT_EQ(engine().persistence().dirty_count(), 1u) << "its tombstone goes to disk";
   Stats stats = engine().stats();
   EXPECT_EQ(stats.curr_items, 0u);
   EXPECT_EQ(stats.expired_items, 1u);
@@ -331,7 +338,8 @@ TEST_F(FullEvictionTest, AnExpiredDocumentIsPurgedNotEvicted) {
   flush();
   clock_.advance_seconds(11);
   evict_all();
-  EXPECT_FALSE(engine().on_disk_only("k")) << "evicted, it would still count as an item";
+  EXPECT_FALSE(engine().persistence().on_disk_only("k"))
+      << "evicted, it would still count as an item";
 }
 
 TEST_F(FullEvictionWithoutFilterTest, WhatAFlushDroppedStaysAbsentAfterOtherKeysAreEvicted) {
@@ -339,7 +347,7 @@ TEST_F(FullEvictionWithoutFilterTest, WhatAFlushDroppedStaysAbsentAfterOtherKeys
   flush();
   engine().flush(0);
   evict_some_of_every_shard();  // written after the flush, so they are kept
-  ASSERT_TRUE(engine().on_disk_only("flushed"));
+  ASSERT_TRUE(engine().persistence().on_disk_only("flushed"));
   fetch("flushed");
   EXPECT_EQ(engine().get("flushed").status, Status::NotFound);
   fetch("filler0");
@@ -354,9 +362,10 @@ TEST_F(FullEvictionTest, AKeyWithADurableWritePendingIsNeverReadFromDisk) {
   ASSERT_EQ(prepared.status, Status::Success);
   flush();  // the disk holds the prepared write now
   evict_all();
-  EXPECT_FALSE(engine().on_disk_only("p")) << "its marker stays while the write is pending";
+  EXPECT_FALSE(engine().persistence().on_disk_only("p"))
+      << "its marker stays while the write is pending";
   EXPECT_EQ(engine().get("p").status, Status::NotFound) << "the committed state: absent";
-  ASSERT_TRUE(engine().commit_prepared("p", prepared.cas));
+  ASSERT_TRUE(engine().persistence().commit_prepared("p", prepared.cas));
   EXPECT_EQ(data_->value_of("p"), "pending");
 }
 
@@ -364,10 +373,10 @@ TEST_F(FullEvictionTest, AFetchThatLostTheRaceChangesNothing) {
   set("k", "old");
   flush();
   evict_all();
-  ASSERT_TRUE(engine().on_disk_only("k"));
+  ASSERT_TRUE(engine().persistence().on_disk_only("k"));
   fetch("k");
   set("k", "newer");
-  EXPECT_FALSE(engine().restore_fetched("k", nullptr)) << "the key is in memory now";
+  EXPECT_FALSE(engine().persistence().restore_fetched("k", nullptr)) << "the key is in memory now";
   EXPECT_EQ(data_->value_of("k"), "newer");
   EXPECT_EQ(engine().stats().curr_items, 1u);
 }
@@ -384,8 +393,9 @@ TEST_F(FullEvictionTest, ADurableWriteToAKeyOnDiskOnlyWaitsForTheFetchFirst) {
   EXPECT_EQ(data_->value_of("k"), "committed");
   flush();
   evict_all();
-  EXPECT_FALSE(engine().on_disk_only("k")) << "a key with a durable write pending stays";
-  ASSERT_TRUE(engine().commit_prepared("k", prepared.cas));
+  EXPECT_FALSE(engine().persistence().on_disk_only("k"))
+      << "a key with a durable write pending stays";
+  ASSERT_TRUE(engine().persistence().commit_prepared("k", prepared.cas));
   EXPECT_EQ(data_->value_of("k"), "durable");
   EXPECT_EQ(engine().stats().curr_items, 1u);
 }
@@ -414,20 +424,21 @@ TEST_F(FullEvictionTest, WarmupLeavesOnDiskWhatDoesNotFitAndCountsIt) {
   // The keys left on disk are in the bloom filters: each reads the disk; new keys need not.
   EXPECT_EQ(engine().stats().bloom_filter_keys, warmup.on_disk_only());
   int ruled_out = 0;
-  for (int i = 0; i < 1000; ++i) ruled_out += !engine().on_disk_only("new" + std::to_string(i));
+  for (int i = 0; i < 1000; ++i)
+    ruled_out += !engine().persistence().on_disk_only("new" + std::to_string(i));
   EXPECT_GE(ruled_out, 990);
 
   // Every document reads back, through a fetch where it stayed on disk; the pager makes room.
   for (int i = 0; i < kKeys; ++i) {
     const std::string key = "key" + std::to_string(i);
-    if (engine().on_disk_only(key)) fetch(key);
+    if (engine().persistence().on_disk_only(key)) fetch(key);
     ASSERT_EQ(data_->value_of(key), value) << key;
     if (engine().mem_used() > engine().high_watermark_bytes()) {
-      engine().evict(engine().mem_used() - engine().low_watermark_bytes());
+      engine().paging().evict(engine().mem_used() - engine().low_watermark_bytes());
     }
   }
   EXPECT_EQ(engine().stats().curr_items, static_cast<uint64_t>(kKeys));
-  if (engine().on_disk_only("removed")) fetch("removed");
+  if (engine().persistence().on_disk_only("removed")) fetch("removed");
   EXPECT_TRUE(engine().get_meta("removed").deleted);
 }
 

@@ -97,7 +97,7 @@ class Item : public DocumentMeta {
   int64_t expiry_ms = 0;
   // False for a document whose value was evicted (persistent buckets, value eviction): the
   // item keeps the key and metadata, value() is empty, and the value is on disk. Whether an
-  // item is on disk is not kept here but told by its seqno (Engine::Impl::on_disk), so that
+  // item is on disk is not kept here but told by its seqno (EngineImpl::on_disk), so that
   // every copy of it (a lock's, a fetched one) knows as soon as the flusher is done.
   bool resident : 1 = true;
   // Full eviction (Config::full_eviction): not a document but a marker that the disk holds

@@ -21,7 +21,7 @@ void Engine::for_each_live_item(const std::function<void(const Item& item)>& vis
     for (size_t i = 0; i < shard.table.capacity(); ++i) {
       const Slot& slot = shard.table.at(i);
       if (!slot.item || slot.item->deleted || slot.item->absent ||
-          Impl::is_expired(*slot.item, now)) {
+          EngineImpl::is_expired(*slot.item, now)) {
         continue;
       }
       visit(*slot.item);

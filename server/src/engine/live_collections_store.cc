@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <set>
 
+#include "engine/collection_hooks.h"
 #include "engine/collection_key.h"
 
 namespace tern::engine {
@@ -18,7 +19,7 @@ LiveCollectionsStore::LiveCollectionsStore(const Engine& engine,
 std::span<const storage::Record> LiveCollectionsStore::live(
     std::span<const storage::Record> records) {
   const auto gone = [this](const storage::Record& record) {
-    return !engine_.has_collection_of(record.key);
+    return !engine_.collections().has_collection_of(record.key);
   };
   if (std::none_of(records.begin(), records.end(), gone)) return records;
   kept_.clear();
@@ -42,14 +43,14 @@ void LiveCollectionsStore::clear_and_write(std::span<const storage::Record> reco
 
 std::optional<storage::OwnedRecord> LiveCollectionsStore::get(uint16_t vbucket,
                                                               std::string_view key) {
-  if (!engine_.has_collection_of(key)) return std::nullopt;
+  if (!engine_.collections().has_collection_of(key)) return std::nullopt;
   return store_->get(vbucket, key);
 }
 
 void LiveCollectionsStore::scan(const std::function<bool(const storage::Record&)>& visit) {
   std::set<uint32_t> gone;
   store_->scan([&](const storage::Record& record) {
-    if (engine_.has_collection_of(record.key)) return visit(record);
+    if (engine_.collections().has_collection_of(record.key)) return visit(record);
     gone.insert(collection_of_key(record.key).value_or(0));
     ++dropped_on_scan_;
     return true;

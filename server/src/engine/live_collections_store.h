@@ -11,7 +11,7 @@
 //   a restart after a crash in the middle of a purge finishes it: the manifest saved
 //   without the collection is what warmup is given, and what it lacks is gone for good.
 //
-// Whether a key's collection is gone is the engine's to say (Engine::has_collection_of).
+// Whether a key's collection is gone is the engine's to say (CollectionHooks::has_collection_of).
 
 #include <functional>
 #include <memory>

@@ -2,6 +2,7 @@
 #include <new>
 
 #include "engine/engine_fixture.h"
+#include "engine/paging_hooks.h"
 #include "engine/stored_item.h"
 
 namespace tern::engine {
@@ -46,7 +47,8 @@ TEST_F(MemoryTest, MemUsedReturnsToZeroAfterDeletesOnceTombstonesArePurged) {
   EXPECT_EQ(engine_.mem_used(), 10 * item_charge(5, 0));
   EXPECT_EQ(engine_.stats().curr_items, 0u);
   clock_.advance_seconds(engine_.config().metadata_purge_seconds);
-  for (size_t s = 0; s < engine_.shard_count(); ++s) engine_.purge_expired(s, 1000);
+  for (size_t s = 0; s < engine_.paging().shard_count(); ++s)
+    engine_.paging().purge_expired(s, 1000);
   EXPECT_EQ(engine_.mem_used(), 0u);
 }
 
@@ -79,7 +81,8 @@ TEST_F(MemoryTest, WriteOverQuotaIsOutOfMemoryAndChangesNothing) {
   // The delete's tombstone still holds key02 and its metadata until it is purged.
   EXPECT_EQ(set("key10", kValue).status, Status::OutOfMemory);
   clock_.advance_seconds(engine_.config().metadata_purge_seconds);
-  for (size_t s = 0; s < engine_.shard_count(); ++s) engine_.purge_expired(s, 1000);
+  for (size_t s = 0; s < engine_.paging().shard_count(); ++s)
+    engine_.paging().purge_expired(s, 1000);
   EXPECT_EQ(set("key10", kValue).status, Status::Success);
 }
 
@@ -91,18 +94,18 @@ TEST_F(MemoryTest, WatermarksFollowTheConfiguredPercentages) {
 
 TEST_F(MemoryTest, PressureListenerFiresAboveTheHighWatermarkAtMostOncePerInterval) {
   std::atomic<int> calls{0};
-  engine_.set_memory_pressure_listener([&] { ++calls; });
+  engine_.paging().set_memory_pressure_listener([&] { ++calls; });
   for (int i = 0; i < 8; ++i) set(key(i), kValue);  // 80%: below 85%
   EXPECT_EQ(calls, 0);
   set(key(8), kValue);  // 90%
   EXPECT_EQ(calls, 1);
   set(key(9), kValue);
   EXPECT_EQ(calls, 1);
-  clock_.advance_ms(Engine::kPressureIntervalMs);
+  clock_.advance_ms(PagingHooks::kPressureIntervalMs);
   EXPECT_EQ(set(key(10), kValue).status, Status::OutOfMemory);
   EXPECT_EQ(calls, 2);
-  engine_.set_memory_pressure_listener(nullptr);
-  clock_.advance_ms(Engine::kPressureIntervalMs);
+  engine_.paging().set_memory_pressure_listener(nullptr);
+  clock_.advance_ms(PagingHooks::kPressureIntervalMs);
   set(key(10), kValue);  // no listener: nothing to call, nothing breaks
   EXPECT_EQ(calls, 2);
 }
@@ -135,7 +138,8 @@ TEST_F(MemoryTest, PurgeExpiredRemovesOnlyExpiredItems) {
   for (int i = 0; i < 10; ++i) set(key(i), kValue, i % 2 ? 10 : 0);
   clock_.advance_seconds(10);
   size_t removed = 0;
-  for (size_t s = 0; s < engine_.shard_count(); ++s) removed += engine_.purge_expired(s, 1000);
+  for (size_t s = 0; s < engine_.paging().shard_count(); ++s)
+    removed += engine_.paging().purge_expired(s, 1000);
   EXPECT_EQ(removed, 5u);
   Stats stats = engine_.stats();
   EXPECT_EQ(stats.curr_items, 5u);
@@ -143,18 +147,19 @@ TEST_F(MemoryTest, PurgeExpiredRemovesOnlyExpiredItems) {
   EXPECT_EQ(stats.mem_used, 5 * kCharge);
   EXPECT_EQ(stats.reclaimed_bytes, 5 * kCharge);
   EXPECT_EQ(value_of(key(0)), kValue);
-  EXPECT_EQ(engine_.purge_expired(engine_.shard_count(), 1000), 0u);  // no such shard
+  EXPECT_EQ(engine_.paging().purge_expired(engine_.paging().shard_count(), 1000),
+            0u);  // no such shard
 }
 
 TEST_F(MemoryTest, PurgeExpiredResumesWhereItStopped) {
   for (int i = 0; i < 10; ++i) set(key(i), kValue, 10);
   clock_.advance_seconds(10);
   size_t removed = 0;
-  for (size_t s = 0; s < engine_.shard_count(); ++s) {
+  for (size_t s = 0; s < engine_.paging().shard_count(); ++s) {
     // One visit per call: exactly capacity calls sweep the shard, however the removals
     // shift the items that follow.
-    const size_t capacity = engine_.shard_capacity(s);
-    for (size_t call = 0; call < capacity; ++call) removed += engine_.purge_expired(s, 1);
+    const size_t capacity = engine_.paging().shard_capacity(s);
+    for (size_t call = 0; call < capacity; ++call) removed += engine_.paging().purge_expired(s, 1);
   }
   EXPECT_EQ(removed, 10u);
   EXPECT_EQ(engine_.mem_used(), 0u);
@@ -165,7 +170,8 @@ TEST_F(MemoryTest, PurgeExpiredCountsFlushedItems) {
   engine_.flush(1);
   clock_.advance_seconds(1);
   size_t removed = 0;
-  for (size_t s = 0; s < engine_.shard_count(); ++s) removed += engine_.purge_expired(s, 1);
+  for (size_t s = 0; s < engine_.paging().shard_count(); ++s)
+    removed += engine_.paging().purge_expired(s, 1);
   EXPECT_EQ(removed, 6u);
   EXPECT_EQ(engine_.mem_used(), 0u);
 }
@@ -180,7 +186,7 @@ TEST_F(MemoryTest, EvictFreesTheLeastRecentlyUsedItems) {
     engine_.get(key(i));
     clock_.advance_ms(1);
   }
-  EXPECT_EQ(engine_.evict(5 * kCharge), 5 * kCharge);
+  EXPECT_EQ(engine_.paging().evict(5 * kCharge), 5 * kCharge);
   for (int i = 0; i < 5; ++i) EXPECT_EQ(value_of(key(i)), kValue) << i;
   for (int i = 5; i < 10; ++i) EXPECT_EQ(value_of(key(i)), kMissing) << i;
   Stats stats = engine_.stats();
@@ -191,13 +197,13 @@ TEST_F(MemoryTest, EvictFreesTheLeastRecentlyUsedItems) {
 TEST_F(MemoryTest, EvictNeverTakesLockedItems) {
   for (int i = 0; i < 10; ++i) set(key(i), kValue);
   for (int i = 0; i < 3; ++i) engine_.get_locked(key(i), 0);
-  EXPECT_EQ(engine_.evict(100 * kCharge), 7 * kCharge);
+  EXPECT_EQ(engine_.paging().evict(100 * kCharge), 7 * kCharge);
   for (int i = 0; i < 3; ++i) EXPECT_EQ(value_of(key(i)), kValue) << i;
   EXPECT_EQ(engine_.stats().curr_items, 3u);
-  EXPECT_EQ(engine_.evict(kCharge), 0u);
+  EXPECT_EQ(engine_.paging().evict(kCharge), 0u);
   // Once the lock times out the item can go.
   clock_.advance_seconds(engine_.config().max_lock_seconds);
-  EXPECT_EQ(engine_.evict(kCharge), kCharge);
+  EXPECT_EQ(engine_.paging().evict(kCharge), kCharge);
 }
 
 TEST_F(EngineTest, EvictScansLargeShardsInStepsAndKeepsRecentItems) {
@@ -214,7 +220,7 @@ TEST_F(EngineTest, EvictScansLargeShardsInStepsAndKeepsRecentItems) {
     clock_.advance_ms(1);
   }
   const uint64_t half = engine.mem_used() / 2;
-  EXPECT_GE(engine.evict(half), half);
+  EXPECT_GE(engine.paging().evict(half), half);
   EXPECT_LE(engine.mem_used(), half);
   for (int i = 0; i < kItems / 4; ++i) {
     ASSERT_EQ(engine.get("item" + std::to_string(i)).status, Status::Success) << i;
@@ -257,7 +263,7 @@ TEST_F(EngineTest, WriteWhoseTableCannotGrowChargesNothing) {
 TEST_F(MemoryTest, EvictionMakesRoomForNewWrites) {
   for (int i = 0; i < 10; ++i) set(key(i), kValue);
   EXPECT_EQ(set(key(10), kValue).status, Status::OutOfMemory);
-  EXPECT_GE(engine_.evict(kCharge), kCharge);
+  EXPECT_GE(engine_.paging().evict(kCharge), kCharge);
   EXPECT_EQ(set(key(10), kValue).status, Status::Success);
 }
 

@@ -1,12 +1,14 @@
 // GET_META, revision seqnos and the tombstones a remove leaves.
 #include "engine/engine_fixture.h"
+#include "engine/paging_hooks.h"
 #include "engine/stored_item.h"
 
 namespace tern::engine {
 namespace {
 
 void purge_all(Engine& engine) {
-  for (size_t s = 0; s < engine.shard_count(); ++s) engine.purge_expired(s, 1 << 20);
+  for (size_t s = 0; s < engine.paging().shard_count(); ++s)
+    engine.paging().purge_expired(s, 1 << 20);
 }
 
 TEST_F(EngineTest, GetMetaReportsALiveDocumentsMetadata) {
@@ -182,7 +184,7 @@ TEST_F(EngineTest, EvictionMayDropTombstonesWithoutCountingThem) {
   for (int i = 0; i < 10; ++i) engine_.remove("k" + std::to_string(i), 0);
   const uint64_t tombstones = engine_.mem_used();
   ASSERT_EQ(tombstones, 10 * item_charge(2, 0));
-  EXPECT_EQ(engine_.evict(tombstones), tombstones);
+  EXPECT_EQ(engine_.paging().evict(tombstones), tombstones);
   EXPECT_EQ(engine_.get_meta("k3").status, Status::NotFound);
   Stats stats = engine_.stats();
   EXPECT_EQ(stats.mem_used, 0u);

@@ -3,7 +3,7 @@
 // its shard's lock, enforce the lock and CAS rules, let the mutation decide its change from
 // what the key holds, then charge the memory, number the change and publish it (queuing it
 // for the flusher in a persistent bucket), all under the lock so that it is seen whole or
-// not at all. Committing a prepared durable write (engine_persistence.cc) publishes through
+// not at all. Committing a prepared durable write (persistence_hooks.cc) publishes through
 // the same install().
 
 #include <cstdint>
@@ -149,7 +149,7 @@ inline void install(Shard& shard, KeyAccess& access, Slot* occupant, ItemPtr ite
 // one: it changes nothing on disk), and a prepared one is held aside rather than published.
 // On OutOfMemory, `shortfall` is how many bytes the change lacked.
 template <class Decide>
-Applied mutate_once(Engine::Impl& impl, const MutationRequest& request, Decide& decide,
+Applied mutate_once(EngineImpl& impl, const MutationRequest& request, Decide& decide,
                     size_t& shortfall) {
   static const ItemPtr kAbsent;
   ItemPtr replaced;  // destroyed after the lock is released
@@ -179,7 +179,7 @@ Applied mutate_once(Engine::Impl& impl, const MutationRequest& request, Decide& 
       return rejected(Status::SyncWriteInProgress);
     }
 
-    if (slot && Engine::Impl::is_locked(*slot, now) && cas != slot->item->cas) {
+    if (slot && EngineImpl::is_locked(*slot, now) && cas != slot->item->cas) {
       return rejected(Status::Locked);
     }
     if (cas != 0 && !current) {
@@ -197,10 +197,10 @@ Applied mutate_once(Engine::Impl& impl, const MutationRequest& request, Decide& 
     // that a failure leaves items and memory as they were (the attempt above stays counted,
     // as any failed command's does).
     const bool dirty = impl.persistent && change.item && change.new_revision;
-    if (dirty) Engine::Impl::reserve_dirty(shard);
+    if (dirty) EngineImpl::reserve_dirty(shard);
     if (request.prepare && dirty) {
       // Held aside, and charged as such: the quota bounds prepared writes too. Committing
-      // moves the charge to the index (Engine::commit_prepared).
+      // moves the charge to the index (PersistenceHooks::commit_prepared).
       const size_t held = item_charge(*change.item);
       if (!impl.charge(static_cast<int64_t>(held), false, mem_after, shortfall)) {
         return rejected(Status::OutOfMemory);
@@ -221,7 +221,7 @@ Applied mutate_once(Engine::Impl& impl, const MutationRequest& request, Decide& 
     }
     // An item published already expired (a past absolute expiry) just removes the old one
     // (and goes to disk as it is, where warmup will not load it).
-    const bool insert = change.item && !Engine::Impl::is_expired(*change.item, now);
+    const bool insert = change.item && !EngineImpl::is_expired(*change.item, now);
     if (insert && !occupant) shard.table.reserve_one();
     const int64_t delta = static_cast<int64_t>(insert ? item_charge(*change.item) : 0) -
                           static_cast<int64_t>(occupant ? item_charge(*occupant->item) : 0);
@@ -251,7 +251,7 @@ Applied mutate_once(Engine::Impl& impl, const MutationRequest& request, Decide& 
 // lacks (outside any shard lock) and is retried once, when the engine is set to; `decide`
 // is then called again, so it must compute its change afresh each time.
 template <class Decide>
-Applied mutate(Engine::Impl& impl, const MutationRequest& request, Decide&& decide) {
+Applied mutate(EngineImpl& impl, const MutationRequest& request, Decide&& decide) {
   size_t shortfall = 0;
   Applied applied = mutate_once(impl, request, decide, shortfall);
   if (applied.status == Status::OutOfMemory && impl.evict_when_full &&

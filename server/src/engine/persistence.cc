@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/failover_logs_on_disk.h"
+#include "engine/persistence_hooks.h"
 
 namespace tern::engine {
 
@@ -37,7 +38,7 @@ void Persistence::start(executor::Executor& executor, executor::OwnerId owner,
   flusher_id_ = flusher_id;
   durability_.start(executor, owner);
   bg_fetcher_.start(executor, owner);
-  engine_.set_dirty_listener([&executor, flusher_id] { executor.wake(flusher_id); });
+  engine_.persistence().set_dirty_listener([&executor, flusher_id] { executor.wake(flusher_id); });
 }
 
 bool Persistence::flush(std::function<void()> on_disk) {
@@ -94,7 +95,7 @@ class KeyFilterRebuild final : public executor::Task {
 
   bool run() override {
     try {
-      const size_t keys = engine_.rebuild_key_filters(store_);
+      const size_t keys = engine_.persistence().rebuild_key_filters(store_);
       spdlog::info("bloom filters rebuilt after compaction: {} keys on disk only", keys);
     } catch (const std::exception& e) {
       spdlog::error("bloom filters: the rebuild failed ({}); the old filters stay", e.what());
@@ -126,7 +127,7 @@ void Persistence::collect(metrics::Collector& collector) const {
   namespace stat = metrics::stat;
   const Flusher* flusher = flusher_.get();
   const Warmup* warmup = warmup_.get();
-  collector.add(stat::ep_queue_size, engine_.dirty_count());
+  collector.add(stat::ep_queue_size, engine_.persistence().dirty_count());
   collector.add(stat::ep_flusher_todo, flusher ? flusher->todo() : 0);
   collector.add(stat::ep_total_persisted, flusher ? flusher->total_persisted() : 0);
   collector.add(stat::ep_flusher_batches, flusher ? flusher->batches() : 0);

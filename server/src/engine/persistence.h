@@ -89,8 +89,8 @@ class Persistence {
 
   // Full eviction: once compaction has dropped (Store::records_purged) a tenth as many
   // records as the bloom filters hold keys, and at least kRebuildAfterPurged, schedules a
-  // one-shot Reader task that rebuilds them (Engine::rebuild_key_filters), unless one runs.
-  // The filters' size (which locks every shard) is read again only after kRebuildAfterPurged
+  // one-shot Reader task that rebuilds them (PersistenceHooks::rebuild_key_filters), unless one
+  // runs. The filters' size (which locks every shard) is read again only after kRebuildAfterPurged
   // more drops. Writer thread only.
   void rebuild_key_filters_if_due();
   static constexpr uint64_t kRebuildAfterPurged = 1000;

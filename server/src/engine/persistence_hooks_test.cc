@@ -1,5 +1,7 @@
 // The engine's hooks for a persistent bucket: the dirty queues and their listener, warmup's
 // restore(). (Its value eviction: value_eviction_test.cc.)
+#include "engine/persistence_hooks.h"
+
 #include <atomic>
 #include <map>
 #include <memory>
@@ -8,6 +10,7 @@
 #include <vector>
 
 #include "engine/engine_fixture.h"
+#include "engine/paging_hooks.h"
 #include "engine/stored_item.h"
 #include "engine/vbucket.h"
 
@@ -26,7 +29,7 @@ class PersistenceHooksTest : public EngineTest {
  protected:
   PersistenceHooksTest() : EngineTest(persistent_config()) {
     for (uint16_t id = 0; id < kVBuckets; ++id) vbuckets_[id].set_id(id);
-    engine_.set_vbuckets({vbuckets_.get(), kVBuckets});
+    engine_.persistence().set_vbuckets({vbuckets_.get(), kVBuckets});
   }
 
   MutationOptions on_vbucket() { return {.vbucket = &vbuckets_[7]}; }
@@ -34,11 +37,12 @@ class PersistenceHooksTest : public EngineTest {
     return engine_.store(StoreMode::Set, key, value, 0, 0, 0, 0, on_vbucket());
   }
 
-  // Takes what is queued and gives it back as written, as the flusher does (Engine::flushed).
+  // Takes what is queued and gives it back as written, as the flusher does
+  // (PersistenceHooks::flushed).
   std::vector<ItemPtr> take() {
     std::vector<ItemPtr> taken;
-    engine_.take_dirty(taken);
-    engine_.flushed(taken);
+    engine_.persistence().take_dirty(taken);
+    engine_.persistence().flushed(taken);
     return taken;
   }
 
@@ -64,12 +68,12 @@ TEST_F(PersistenceHooksTest, EveryNewRevisionIsQueuedInOrderAsPublished) {
   engine_.touch("b", 100);  // a new expiry is a new revision to persist
   engine_.remove("a", 0);
   engine_.write_document("d", {.value = "{}", .deleted = true});  // created as deleted
-  EXPECT_EQ(engine_.dirty_count(), 7u);
+  EXPECT_EQ(engine_.persistence().dirty_count(), 7u);
   const std::vector<ItemPtr> taken = take();
   EXPECT_EQ(describe(taken), (std::vector<std::string>{"a 1", "b 2", "a 1x", "n 5", "b 2",
                                                         "a (deleted)", "d (deleted)"}));
   EXPECT_NE(taken[4]->expiry_ms, 0);
-  EXPECT_EQ(engine_.dirty_count(), 0u);
+  EXPECT_EQ(engine_.persistence().dirty_count(), 0u);
   EXPECT_TRUE(take().empty());
 }
 
@@ -93,7 +97,7 @@ TEST_F(PersistenceHooksTest, ALockIsNotQueuedAndKeepsTheItemsSeqno) {
   ASSERT_EQ(locked.status, Status::Success);
   EXPECT_EQ(locked.item->seqno, written.seqno) << "on disk as soon as the item is";
   EXPECT_EQ(engine_.unlock("a", locked.item->cas), Status::Success);
-  EXPECT_EQ(engine_.dirty_count(), 0u);
+  EXPECT_EQ(engine_.persistence().dirty_count(), 0u);
 }
 
 TEST_F(PersistenceHooksTest, FailedMutationsQueueNothing) {
@@ -102,12 +106,12 @@ TEST_F(PersistenceHooksTest, FailedMutationsQueueNothing) {
   EXPECT_EQ(engine_.store(StoreMode::Add, "a", "2", 0, 0, 0, 0).status, Status::Exists);
   EXPECT_EQ(engine_.remove("missing", 0).status, Status::NotFound);
   EXPECT_EQ(set("a", "2", 0, /*cas=*/12345).status, Status::CasMismatch);
-  EXPECT_EQ(engine_.dirty_count(), 0u);
+  EXPECT_EQ(engine_.persistence().dirty_count(), 0u);
 }
 
 TEST_F(PersistenceHooksTest, ListenerIsCalledOncePerBatch) {
   int calls = 0;
-  engine_.set_dirty_listener([&] { ++calls; });
+  engine_.persistence().set_dirty_listener([&] { ++calls; });
   set("a", "1");
   EXPECT_EQ(calls, 1);
   set("b", "1");
@@ -135,7 +139,7 @@ class ExpiryTombstoneTest : public PersistenceHooksTest,
 
 TEST_P(ExpiryTombstoneTest, LeavesATombstoneNumberedOnTheDocumentsVbucketAndQueued) {
   int calls = 0;
-  engine_.set_dirty_listener([&] { ++calls; });
+  engine_.persistence().set_dirty_listener([&] { ++calls; });
   const MutationResult written =
       engine_.store(StoreMode::Set, "a", "1", 0, /*expiry=*/10, 0, 0, on_vbucket());
   take();
@@ -167,8 +171,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(ExpiryFinder{"Get", [](Engine& e) { e.get("a"); }},
                       ExpiryFinder{"PurgeExpired",
                                    [](Engine& e) {
-                                     for (size_t s = 0; s < e.shard_count(); ++s) {
-                                       e.purge_expired(s, e.shard_capacity(s));
+                                     for (size_t s = 0; s < e.paging().shard_count(); ++s) {
+                                       e.paging().purge_expired(s, e.paging().shard_capacity(s));
                                      }
                                    }}),
     [](const ::testing::TestParamInfo<ExpiryFinder>& info) { return info.param.name; });
@@ -180,8 +184,9 @@ TEST_F(PersistenceHooksTest, AnExpiryUnderAPendingDurableWriteLeavesNoTombstone)
   take();
   clock_.advance_seconds(10);
   EXPECT_EQ(value_of("a"), kMissing);
-  EXPECT_EQ(engine_.dirty_count(), 0u);  // the durable write, already queued, replaces it
-  ASSERT_TRUE(engine_.commit_prepared("a", prepare.cas));
+  EXPECT_EQ(engine_.persistence().dirty_count(),
+            0u);  // the durable write, already queued, replaces it
+  ASSERT_TRUE(engine_.persistence().commit_prepared("a", prepare.cas));
   EXPECT_EQ(value_of("a"), "2");
 }
 
@@ -197,10 +202,10 @@ TEST(PersistentEngine, AnExpiryWithoutTombstonesStillQueuesOne) {
   // flusher is done with it (the tombstone, kept nowhere, is the queue's too).
   EXPECT_EQ(engine.mem_used(), item_charge(1, 1) + item_charge(1, 0));
   std::vector<ItemPtr> taken;
-  engine.take_dirty(taken);
+  engine.persistence().take_dirty(taken);
   ASSERT_EQ(taken.size(), 2u);
   EXPECT_TRUE(taken[1]->deleted);
-  engine.flushed(taken);
+  engine.persistence().flushed(taken);
   EXPECT_EQ(engine.mem_used(), 0u);
 }
 
@@ -210,14 +215,14 @@ TEST_F(PersistenceHooksTest, ConcurrentWritersLoseNoChangeAndKeepEachKeysOrder) 
   constexpr int kThreads = 4;
   constexpr int kWritesPerThread = 2000;
   std::atomic<int> signals{0};
-  engine_.set_dirty_listener([&] { signals.fetch_add(1); });
+  engine_.persistence().set_dirty_listener([&] { signals.fetch_add(1); });
   std::atomic<bool> writing{true};
   std::vector<ItemPtr> taken;
   int signals_before_last_take = 0;
   std::thread taker([&] {
     while (writing.load()) {
       signals_before_last_take = signals.load();
-      engine_.take_dirty(taken);
+      engine_.persistence().take_dirty(taken);
     }
   });
   std::vector<std::thread> writers;
@@ -234,10 +239,10 @@ TEST_F(PersistenceHooksTest, ConcurrentWritersLoseNoChangeAndKeepEachKeysOrder) 
   taker.join();
   // Whatever the taker's last take missed was queued after it cleared the flag, so the
   // listener has been told since.
-  if (engine_.dirty_count() > 0) {
+  if (engine_.persistence().dirty_count() > 0) {
     EXPECT_GT(signals.load(), signals_before_last_take);
   }
-  engine_.take_dirty(taken);
+  engine_.persistence().take_dirty(taken);
   ASSERT_EQ(taken.size(), size_t{kThreads} * kWritesPerThread);
   std::map<std::string, uint64_t> last_seqno;
   for (const ItemPtr& item : taken) {
@@ -245,7 +250,7 @@ TEST_F(PersistenceHooksTest, ConcurrentWritersLoseNoChangeAndKeepEachKeysOrder) 
     EXPECT_GT(item->seqno, last) << item->key();
     last = item->seqno;
   }
-  EXPECT_EQ(engine_.dirty_count(), 0u);
+  EXPECT_EQ(engine_.persistence().dirty_count(), 0u);
 }
 
 // A delete must reach the disk even where memory keeps no tombstone.
@@ -262,10 +267,10 @@ TEST(PersistentEngine, ARemoveWithoutTombstonesStillQueuesOne) {
   // charged until the flusher is done with them.
   EXPECT_EQ(engine.mem_used(), mem_with_item + item_charge(1, 0));
   std::vector<ItemPtr> taken;
-  engine.take_dirty(taken);
+  engine.persistence().take_dirty(taken);
   ASSERT_EQ(taken.size(), 2u);
   EXPECT_TRUE(taken[1]->deleted);
-  engine.flushed(taken);
+  engine.persistence().flushed(taken);
   EXPECT_EQ(engine.mem_used(), 0u);
 }
 
@@ -277,16 +282,16 @@ TEST(PersistentEngine, AnItemOnlyTheQueueHoldsIsChargedUntilTheFlusherIsDone) {
   engine.store(StoreMode::Set, "a", "22", 0, 0, 0, 0);  // "1" is the queue's alone now
   EXPECT_EQ(engine.mem_used(), item_charge(1, 1) + item_charge(1, 2));
   std::vector<ItemPtr> taken;
-  engine.take_dirty(taken);
+  engine.persistence().take_dirty(taken);
   ASSERT_EQ(taken.size(), 2u);
   EXPECT_EQ(engine.mem_used(), item_charge(1, 1) + item_charge(1, 2));  // being written
   engine.store(StoreMode::Set, "a", "333", 0, 0, 0, 0);  // "22" leaves the index mid-write
   EXPECT_EQ(engine.mem_used(), item_charge(1, 1) + item_charge(1, 2) + item_charge(1, 3));
-  engine.flushed(taken);
+  engine.persistence().flushed(taken);
   EXPECT_EQ(engine.mem_used(), item_charge(1, 3));
   taken.clear();
-  engine.take_dirty(taken);
-  engine.flushed(taken);
+  engine.persistence().take_dirty(taken);
+  engine.persistence().flushed(taken);
   EXPECT_EQ(engine.mem_used(), item_charge(1, 3));  // in the index: charged there
 }
 
@@ -294,12 +299,12 @@ TEST(EphemeralEngine, QueuesNothingAndNeverCallsTheListener) {
   ManualClock clock;
   Engine engine(small_config(), clock);
   int calls = 0;
-  engine.set_dirty_listener([&] { ++calls; });
+  engine.persistence().set_dirty_listener([&] { ++calls; });
   engine.store(StoreMode::Set, "a", "1", 0, 0, 0, 0);
   engine.remove("a", 0);
-  EXPECT_EQ(engine.dirty_count(), 0u);
+  EXPECT_EQ(engine.persistence().dirty_count(), 0u);
   std::vector<ItemPtr> taken;
-  engine.take_dirty(taken);
+  engine.persistence().take_dirty(taken);
   EXPECT_TRUE(taken.empty());
   EXPECT_EQ(calls, 0);
 }
@@ -316,7 +321,8 @@ MutableItemPtr stored(std::string_view key, std::string_view value, uint64_t cas
 }
 
 TEST_F(PersistenceHooksTest, RestoreInsertsTheItemAsStoredAndAlreadyPersisted) {
-  ASSERT_EQ(engine_.restore(stored("a", "1", 500)), Engine::Restored::Value);
+  ASSERT_EQ(engine_.persistence().restore(stored("a", "1", 500)),
+            PersistenceHooks::Restored::Value);
   const GetResult got = engine_.get("a");
   ASSERT_EQ(got.status, Status::Success);
   EXPECT_EQ(got.item->value(), "1");
@@ -325,7 +331,7 @@ TEST_F(PersistenceHooksTest, RestoreInsertsTheItemAsStoredAndAlreadyPersisted) {
   EXPECT_EQ(got.item->seqno, 9u);
   EXPECT_EQ(engine_.stats().curr_items, 1u);
   EXPECT_EQ(engine_.mem_used(), item_charge(1, 1));
-  EXPECT_EQ(engine_.dirty_count(), 0u);  // it is on disk already
+  EXPECT_EQ(engine_.persistence().dirty_count(), 0u);  // it is on disk already
   // The next revision follows the restored one.
   set("a", "2");
   EXPECT_EQ(engine_.get_meta("a").rev_seqno, 4u);
@@ -345,15 +351,16 @@ class RestoreOrderTest : public PersistenceHooksTest,
 
 TEST_P(RestoreOrderTest, TheHigherCasWins) {
   const RestoreOrderCase& c = GetParam();
-  ASSERT_EQ(engine_.restore(stored("a", "first", c.first_cas)), Engine::Restored::Value);
+  ASSERT_EQ(engine_.persistence().restore(stored("a", "first", c.first_cas)),
+            PersistenceHooks::Restored::Value);
   auto second = stored("a", c.second_deleted ? "" : "second", c.second_cas);
   second->deleted = c.second_deleted;
   if (c.second_deleted) second->expiry_ms = clock_.steady_ms() + 1000;
-  const Engine::Restored restored = engine_.restore(second);
+  const PersistenceHooks::Restored restored = engine_.persistence().restore(second);
   EXPECT_EQ(restored, c.second_cas > c.first_cas
-                          ? (c.second_deleted ? Engine::Restored::Metadata
-                                              : Engine::Restored::Value)
-                          : Engine::Restored::Skipped);
+                          ? (c.second_deleted ? PersistenceHooks::Restored::Metadata
+                                              : PersistenceHooks::Restored::Value)
+                          : PersistenceHooks::Restored::Skipped);
   EXPECT_EQ(value_of("a"), c.value);
   EXPECT_EQ(engine_.stats().curr_items, c.value == kMissing ? 0u : 1u);
   const uint64_t charge = item_charge(1, std::string_view(c.value == kMissing ? "" : c.value).size());
@@ -370,10 +377,11 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<RestoreOrderCase>& info) { return info.param.name; });
 
 TEST_F(PersistenceHooksTest, AnExpiredLaterWriteRemovesTheEarlierOneRestored) {
-  ASSERT_EQ(engine_.restore(stored("a", "first", 1)), Engine::Restored::Value);
+  ASSERT_EQ(engine_.persistence().restore(stored("a", "first", 1)),
+            PersistenceHooks::Restored::Value);
   auto expired = stored("a", "second", 2);
   expired->expiry_ms = clock_.steady_ms() - 1;
-  EXPECT_EQ(engine_.restore(expired), Engine::Restored::Skipped);
+  EXPECT_EQ(engine_.persistence().restore(expired), PersistenceHooks::Restored::Skipped);
   EXPECT_EQ(engine_.get_meta("a").status, Status::NotFound);
   EXPECT_EQ(engine_.mem_used(), 0u);
 }
@@ -381,7 +389,7 @@ TEST_F(PersistenceHooksTest, AnExpiredLaterWriteRemovesTheEarlierOneRestored) {
 TEST_F(PersistenceHooksTest, RestoreSkipsExpiredDocuments) {
   auto item = stored("a", "1", 1);
   item->expiry_ms = clock_.steady_ms() - 1;
-  EXPECT_EQ(engine_.restore(item), Engine::Restored::Skipped);
+  EXPECT_EQ(engine_.persistence().restore(item), PersistenceHooks::Restored::Skipped);
   EXPECT_EQ(engine_.get_meta("a").status, Status::NotFound);
   EXPECT_EQ(engine_.mem_used(), 0u);
 }
@@ -390,7 +398,7 @@ TEST_F(PersistenceHooksTest, RestoredTombstonesCountAsTombstones) {
   auto tombstone = stored("a", "", 1);
   tombstone->deleted = true;
   tombstone->expiry_ms = clock_.steady_ms() + 1000;
-  ASSERT_EQ(engine_.restore(tombstone), Engine::Restored::Metadata);
+  ASSERT_EQ(engine_.persistence().restore(tombstone), PersistenceHooks::Restored::Metadata);
   EXPECT_EQ(value_of("a"), kMissing);
   EXPECT_TRUE(engine_.get_meta("a").deleted);
   EXPECT_EQ(engine_.stats().curr_items, 0u);
@@ -401,18 +409,20 @@ TEST_F(PersistenceHooksTest, RestoreLoadsValuesToTheLowWatermarkThenMetadataToTh
   const std::string value(1000, 'v');
   const auto key = [](int i) { return "k" + std::to_string(i); };
   int values = 0;
-  while (engine_.restore(stored(key(values), value, 1)) == Engine::Restored::Value) ++values;
+  while (engine_.persistence().restore(stored(key(values), value, 1)) ==
+         PersistenceHooks::Restored::Value)
+    ++values;
   EXPECT_GT(values, 0);
   EXPECT_EQ(value_of(key(values)), "<NotResident>") << "the first past the low watermark";
   EXPECT_LE(engine_.mem_used() - item_charge(key(values).size(), 0),
             engine_.low_watermark_bytes());
   int keys = values + 1;
-  Engine::Restored restored;
-  while ((restored = engine_.restore(stored(key(keys), value, 1))) ==
-         Engine::Restored::Metadata) {
+  PersistenceHooks::Restored restored;
+  while ((restored = engine_.persistence().restore(stored(key(keys), value, 1))) ==
+         PersistenceHooks::Restored::Metadata) {
     ++keys;
   }
-  EXPECT_EQ(restored, Engine::Restored::Full);
+  EXPECT_EQ(restored, PersistenceHooks::Restored::Full);
   EXPECT_LE(engine_.mem_used(), engine_.high_watermark_bytes());
   EXPECT_GT(engine_.mem_used() + item_charge(key(keys).size(), 0),
             engine_.high_watermark_bytes());
@@ -421,7 +431,8 @@ TEST_F(PersistenceHooksTest, RestoreLoadsValuesToTheLowWatermarkThenMetadataToTh
   EXPECT_EQ(stats.curr_items, static_cast<uint64_t>(keys));
   EXPECT_EQ(stats.num_non_resident, static_cast<uint64_t>(keys - values));
   EXPECT_EQ(value_of(key(0)), value);
-  EXPECT_EQ(engine_.evicted(key(keys - 1))->vbucket, 7u) << "filed where it was stored";
+  EXPECT_EQ(engine_.persistence().evicted(key(keys - 1))->vbucket, 7u)
+      << "filed where it was stored";
 }
 
 // CAS = sequence << shard bits | shard index, and the disk may hold CAS values from another
@@ -438,8 +449,8 @@ TEST_P(RestoreCasFloorTest, NewWritesGetALargerCasThanAnyRestored) {
   config.persistent = true;
   ManualClock clock;
   Engine engine(config, clock);
-  ASSERT_EQ(engine.restore(stored("restored", "1", GetParam().restored_cas)),
-            Engine::Restored::Value);
+  ASSERT_EQ(engine.persistence().restore(stored("restored", "1", GetParam().restored_cas)),
+            PersistenceHooks::Restored::Value);
   for (int i = 0; i < 8; ++i) {  // every shard's next CAS
     const MutationResult written =
         engine.store(StoreMode::Set, "k" + std::to_string(i), "1", 0, 0, 0, 0);

@@ -12,6 +12,7 @@
 
 #include "common/clock.h"
 #include "engine/bucket.h"
+#include "engine/paging_hooks.h"
 #include "engine/persistent_engine_fixture.h"
 #include "engine/test_store.h"
 #include "executor/manual_executor.h"
@@ -141,7 +142,7 @@ TEST_F(PersistenceTest, AnEvictedValueComesBackThroughTheBgFetcher) {
   executor_.run_ready();
   node.data.set("k", "value", 3);
   executor_.run_ready();  // the flusher
-  ASSERT_GT(node.data.engine.evict(node.data.engine.mem_used()), 0u);
+  ASSERT_GT(node.data.engine.paging().evict(node.data.engine.mem_used()), 0u);
   ASSERT_EQ(node.data.value_of("k"), "<NotResident>");
   bool told = false;
   node.persistence.bg_fetcher().fetch("k", 3, [&told] { told = true; });

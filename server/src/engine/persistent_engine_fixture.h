@@ -12,6 +12,7 @@
 #include "common/clock.h"
 #include "engine/engine.h"
 #include "engine/engine_fixture.h"
+#include "engine/persistence_hooks.h"
 #include "engine/vbucket.h"
 
 namespace tern::engine {
@@ -29,7 +30,7 @@ struct PersistentEngine {
   explicit PersistentEngine(const Clock& clock, Config config = persistent_config())
       : engine(config, clock), vbucket_array(std::make_unique<VBucket[]>(kTestVBucketCount)) {
     for (uint16_t id = 0; id < kTestVBucketCount; ++id) vbucket_array[id].set_id(id);
-    engine.set_vbuckets(vbuckets());
+    engine.persistence().set_vbuckets(vbuckets());
   }
 
   std::span<VBucket> vbuckets() { return {vbucket_array.get(), kTestVBucketCount}; }

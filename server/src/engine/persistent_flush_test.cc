@@ -10,6 +10,7 @@
 
 #include "common/clock.h"
 #include "engine/persistence.h"
+#include "engine/persistence_hooks.h"
 #include "engine/persistent_engine_fixture.h"
 #include "engine/test_store.h"
 #include "executor/manual_executor.h"
@@ -102,7 +103,8 @@ TEST_F(PersistentFlushTest, QueuedChangesGoWithTheFlushAndLaterOnesSurviveItsCle
   data().set("queued", "never written", 3);
   data().remove("b", 2);
   flush();
-  EXPECT_EQ(data().engine.dirty_count(), 0u) << "the queued changes went with the flush";
+  EXPECT_EQ(data().engine.persistence().dirty_count(), 0u)
+      << "the queued changes went with the flush";
   const MutationResult again = data().set("a", "new", 1);
   data().set("later", "v", 4);
 
@@ -166,10 +168,11 @@ TEST_F(PersistentFlushTest, DurableWritesPendingAtTheFlushReachTheDiskAfterItsCl
   executor_.run_ready();
   EXPECT_EQ(stored_keys(), (Keys{"on disk", "queued"}));
   EXPECT_EQ(data().value_of("on disk"), "<NotFound>") << "not yet committed";
-  ASSERT_TRUE(data().engine.commit_prepared("on disk", written.cas));
-  ASSERT_TRUE(data().engine.commit_prepared("queued", queued.cas));
+  ASSERT_TRUE(data().engine.persistence().commit_prepared("on disk", written.cas));
+  ASSERT_TRUE(data().engine.persistence().commit_prepared("queued", queued.cas));
   EXPECT_EQ(data().value_of("on disk"), "p1");
-  EXPECT_EQ(data().engine.dirty_count(), 0u) << "committed after the take: nothing to redo";
+  EXPECT_EQ(data().engine.persistence().dirty_count(), 0u)
+      << "committed after the take: nothing to redo";
 }
 
 TEST_F(PersistentFlushTest, ADurableWriteCommittedBetweenTheFlushAndTheTakeIsWrittenAgain) {
@@ -179,7 +182,7 @@ TEST_F(PersistentFlushTest, ADurableWriteCommittedBetweenTheFlushAndTheTakeIsWri
     // The batch holding the write is being written; the flush comes, then the write's
     // commit, before the flusher takes again.
     flush();
-    ASSERT_TRUE(data().engine.commit_prepared("k", written.cas));
+    ASSERT_TRUE(data().engine.persistence().commit_prepared("k", written.cas));
   };
   executor_.run_ready();
   EXPECT_EQ(store_->clears, 0);

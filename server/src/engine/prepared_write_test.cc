@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/engine_fixture.h"
+#include "engine/persistence_hooks.h"
 #include "engine/stored_item.h"
 #include "engine/vbucket.h"
 
@@ -33,12 +34,12 @@ TEST_F(PreparedWriteTest, ReadsSeeTheCommittedValueUntilTheCommit) {
   set("a", "old");
   const MutationResult prepare = prepare_set("a", "new");
   ASSERT_EQ(prepare.status, Status::Success);
-  EXPECT_EQ(engine_.prepared_count(), 1u);
+  EXPECT_EQ(engine_.persistence().prepared_count(), 1u);
   EXPECT_EQ(value_of("a"), "old");
   EXPECT_EQ(engine_.get_document("a", false).item->value(), "old");
   EXPECT_NE(engine_.get_meta("a").cas, prepare.cas);
 
-  ASSERT_TRUE(engine_.commit_prepared("a", prepare.cas));
+  ASSERT_TRUE(engine_.persistence().commit_prepared("a", prepare.cas));
   const GetResult got = engine_.get("a");
   ASSERT_EQ(got.status, Status::Success);
   EXPECT_EQ(got.item->value(), "new");
@@ -46,21 +47,21 @@ TEST_F(PreparedWriteTest, ReadsSeeTheCommittedValueUntilTheCommit) {
   EXPECT_EQ(got.item->seqno, prepare.seqno);  // and its seqno
   EXPECT_EQ(got.item->rev_seqno, 2u);
   EXPECT_EQ(vbucket_.high_seqno(), prepare.seqno);  // committing numbers nothing
-  EXPECT_EQ(engine_.prepared_count(), 0u);
+  EXPECT_EQ(engine_.persistence().prepared_count(), 0u);
   EXPECT_EQ(engine_.stats().curr_items, 1u);
 }
 
 TEST_F(PreparedWriteTest, ThePreparedWriteIsQueuedForTheDiskAtOnce) {
   const MutationResult prepare = prepare_set("a", "new");
   std::vector<ItemPtr> taken;
-  engine_.take_dirty(taken);
+  engine_.persistence().take_dirty(taken);
   ASSERT_EQ(taken.size(), 1u);
   EXPECT_EQ(taken[0]->value(), "new");
   EXPECT_EQ(taken[0]->cas, prepare.cas);
   EXPECT_EQ(taken[0]->seqno, prepare.seqno);
-  ASSERT_TRUE(engine_.commit_prepared("a", prepare.cas));
+  ASSERT_TRUE(engine_.persistence().commit_prepared("a", prepare.cas));
   taken.clear();
-  engine_.take_dirty(taken);
+  engine_.persistence().take_dirty(taken);
   EXPECT_TRUE(taken.empty());  // the commit writes nothing more
 }
 
@@ -78,7 +79,7 @@ TEST_P(PreparedKeyRefusesTest, WithSyncWriteInProgress) {
   const MutationResult prepare = prepare_set("a", "2");
   EXPECT_EQ(GetParam().run(engine_), Status::SyncWriteInProgress);
   EXPECT_EQ(set("b", "1").status, Status::Success);
-  ASSERT_TRUE(engine_.commit_prepared("a", prepare.cas));
+  ASSERT_TRUE(engine_.persistence().commit_prepared("a", prepare.cas));
   EXPECT_EQ(value_of("a"), "2");
   EXPECT_EQ(GetParam().run(engine_), Status::Success);
 }
@@ -108,12 +109,12 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST_F(PreparedWriteTest, CommitNeedsThePreparedCas) {
   const MutationResult prepare = prepare_set("a", "new");
-  EXPECT_FALSE(engine_.commit_prepared("a", prepare.cas + 1));
-  EXPECT_FALSE(engine_.commit_prepared("b", prepare.cas));
+  EXPECT_FALSE(engine_.persistence().commit_prepared("a", prepare.cas + 1));
+  EXPECT_FALSE(engine_.persistence().commit_prepared("b", prepare.cas));
   EXPECT_EQ(value_of("a"), kMissing);
-  EXPECT_EQ(engine_.prepared_count(), 1u);
-  EXPECT_TRUE(engine_.commit_prepared("a", prepare.cas));
-  EXPECT_FALSE(engine_.commit_prepared("a", prepare.cas));  // already committed
+  EXPECT_EQ(engine_.persistence().prepared_count(), 1u);
+  EXPECT_TRUE(engine_.persistence().commit_prepared("a", prepare.cas));
+  EXPECT_FALSE(engine_.persistence().commit_prepared("a", prepare.cas));  // already committed
 }
 
 TEST_F(PreparedWriteTest, APreparedRemoveCommitsAsATombstone) {
@@ -121,7 +122,7 @@ TEST_F(PreparedWriteTest, APreparedRemoveCommitsAsATombstone) {
   const MutationResult prepare = engine_.remove("a", 0, prepared());
   ASSERT_EQ(prepare.status, Status::Success);
   EXPECT_EQ(value_of("a"), "1");
-  ASSERT_TRUE(engine_.commit_prepared("a", prepare.cas));
+  ASSERT_TRUE(engine_.persistence().commit_prepared("a", prepare.cas));
   EXPECT_EQ(value_of("a"), kMissing);
   const MetaResult meta = engine_.get_meta("a");
   EXPECT_TRUE(meta.deleted);
@@ -134,7 +135,7 @@ TEST_F(PreparedWriteTest, APreparedWriteIsChargedAndItsCommitMovesTheCharge) {
   const MutationResult prepare = prepare_set("durable", value);
   ASSERT_EQ(prepare.status, Status::Success);
   EXPECT_EQ(engine_.mem_used(), item_charge(7, value.size()));
-  ASSERT_TRUE(engine_.commit_prepared("durable", prepare.cas));
+  ASSERT_TRUE(engine_.persistence().commit_prepared("durable", prepare.cas));
   EXPECT_EQ(engine_.mem_used(), item_charge(7, value.size()));
   EXPECT_EQ(value_of("durable"), value);
 }
@@ -144,11 +145,11 @@ TEST_F(PreparedWriteTest, APreparedWritePastTheQuotaIsOutOfMemory) {
   int stored = 0;
   while (set("k" + std::to_string(stored), value).status == Status::Success) ++stored;
   const uint64_t full = engine_.mem_used();
-  const size_t queued = engine_.dirty_count();
+  const size_t queued = engine_.persistence().dirty_count();
   EXPECT_EQ(prepare_set("durable", value).status, Status::OutOfMemory);
   EXPECT_EQ(engine_.mem_used(), full);
-  EXPECT_EQ(engine_.prepared_count(), 0u);
-  EXPECT_EQ(engine_.dirty_count(), queued);
+  EXPECT_EQ(engine_.persistence().prepared_count(), 0u);
+  EXPECT_EQ(engine_.persistence().dirty_count(), queued);
   EXPECT_EQ(value_of("durable"), kMissing);
 }
 
@@ -157,13 +158,13 @@ TEST_F(PreparedWriteTest, AWriteThatExpiredBeforeItsCommitRemovesTheDocument) {
   const MutationResult prepare =
       engine_.store(StoreMode::Set, "a", "2", 0, /*expiry=*/5, 0, 0, prepared());
   clock_.advance_seconds(10);
-  ASSERT_TRUE(engine_.commit_prepared("a", prepare.cas));
+  ASSERT_TRUE(engine_.persistence().commit_prepared("a", prepare.cas));
   EXPECT_EQ(value_of("a"), kMissing);
   // Neither write is in the index; the dirty queue holds both until they are written.
   EXPECT_EQ(engine_.mem_used(), 2 * item_charge(1, 1));
   std::vector<ItemPtr> taken;
-  engine_.take_dirty(taken);
-  engine_.flushed(taken);
+  engine_.persistence().take_dirty(taken);
+  engine_.persistence().flushed(taken);
   EXPECT_EQ(engine_.mem_used(), 0u);
 }
 
@@ -173,9 +174,9 @@ TEST(EphemeralPreparedWrite, IsPublishedAtOnce) {
   const MutationResult written =
       engine.store(StoreMode::Set, "a", "1", 0, 0, 0, 0, {.prepare = true});
   ASSERT_EQ(written.status, Status::Success);
-  EXPECT_EQ(engine.prepared_count(), 0u);
+  EXPECT_EQ(engine.persistence().prepared_count(), 0u);
   EXPECT_EQ(engine.get("a").status, Status::Success);
-  EXPECT_FALSE(engine.commit_prepared("a", written.cas));
+  EXPECT_FALSE(engine.persistence().commit_prepared("a", written.cas));
 }
 
 }  // namespace

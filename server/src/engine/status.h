@@ -27,7 +27,7 @@ enum class Status : uint8_t {
   // memory) and the operation needs it. Nothing was changed: fetch the value from disk
   // (BgFetcher) and retry.
   NotResident,
-  // The key's collection is no longer in the bucket's manifest (Engine::set_manifest).
+  // The key's collection is no longer in the bucket's manifest (CollectionHooks::set_manifest).
   UnknownCollection,
 };
 

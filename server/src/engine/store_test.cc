@@ -1,6 +1,7 @@
 #include <set>
 
 #include "engine/engine_fixture.h"
+#include "engine/paging_hooks.h"
 
 namespace tern::engine {
 namespace {
@@ -123,7 +124,7 @@ TEST_F(EngineTest, ShardCountIsRoundedUpToAPowerOfTwo) {
   Config config;
   config.shard_count = 5;
   Engine engine(config, clock_);
-  EXPECT_EQ(engine.shard_count(), 8u);
+  EXPECT_EQ(engine.paging().shard_count(), 8u);
   EXPECT_EQ(engine.config().shard_count, 8u);
 }
 

@@ -6,6 +6,7 @@
 
 #include "engine/counter_value.h"
 #include "engine/engine_fixture.h"
+#include "engine/paging_hooks.h"
 #include "engine/stored_item.h"
 
 namespace tern::engine {
@@ -104,7 +105,8 @@ TEST_F(StressTest, ConcurrentMixedOperationsStayConsistent) {
   std::atomic<bool> done{false};
   std::thread housekeeper([&] {
     while (!done) {
-      for (size_t s = 0; s < engine_.shard_count(); ++s) engine_.purge_expired(s, 16);
+      for (size_t s = 0; s < engine_.paging().shard_count(); ++s)
+        engine_.paging().purge_expired(s, 16);
       engine_.stats();
     }
   });
@@ -172,9 +174,10 @@ TEST(StressAccountingTest, HousekeepingRacingWritersKeepsAccountingExact) {
   std::atomic<bool> done{false};
   std::thread housekeeper([&] {
     while (!done) {
-      for (size_t s = 0; s < engine.shard_count(); ++s) engine.purge_expired(s, 32);
+      for (size_t s = 0; s < engine.paging().shard_count(); ++s)
+        engine.paging().purge_expired(s, 32);
       if (engine.mem_used() > engine.high_watermark_bytes()) {
-        engine.evict(engine.mem_used() - engine.low_watermark_bytes());
+        engine.paging().evict(engine.mem_used() - engine.low_watermark_bytes());
       }
     }
   });

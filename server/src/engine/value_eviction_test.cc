@@ -10,8 +10,10 @@
 #include <vector>
 
 #include "common/clock.h"
-#include "engine/persistent_engine_fixture.h"
 #include "engine/item_pager.h"
+#include "engine/paging_hooks.h"
+#include "engine/persistence_hooks.h"
+#include "engine/persistent_engine_fixture.h"
 #include "engine/stored_item.h"
 #include "executor/manual_executor.h"
 #include "xattr/blob.h"
@@ -35,18 +37,18 @@ class ValueEvictionTest : public ::testing::Test {
 
   // Takes everything queued and reports it on disk, as the flusher does once it has written
   // it: every vbucket's persisted seqno advances to the high seqno read before the take, and
-  // the items go back to the engine (Engine::flushed).
+  // the items go back to the engine (PersistenceHooks::flushed).
   void persist() {
     std::vector<uint64_t> high;
     for (const VBucket& vbucket : data_.vbuckets()) high.push_back(vbucket.high_seqno());
     std::vector<ItemPtr> taken;
-    engine().take_dirty(taken);
+    engine().persistence().take_dirty(taken);
     for (VBucket& vbucket : data_.vbuckets()) vbucket.set_persisted_seqno(high[vbucket.id()]);
-    engine().flushed(taken);
+    engine().persistence().flushed(taken);
   }
 
   // Evicts every value that may go; returns the bytes freed.
-  size_t evict_all() { return engine().evict(engine().mem_used()); }
+  size_t evict_all() { return engine().paging().evict(engine().mem_used()); }
 
   Engine& engine() { return data_.engine; }
 
@@ -70,12 +72,13 @@ TEST_F(ValueEvictionTest, OnlyPersistedResidentUnlockedDocumentsLoseTheirValues)
 
   EXPECT_EQ(evict_all(), value.size());
   EXPECT_EQ(engine().mem_used(), before - value.size());
-  const std::optional<Engine::Evicted> evicted = engine().evicted("evictable");
+  const std::optional<PersistenceHooks::Evicted> evicted =
+      engine().persistence().evicted("evictable");
   ASSERT_TRUE(evicted.has_value());
   EXPECT_EQ(evicted->vbucket, 3u);
   EXPECT_EQ(evicted->cas, evictable.cas);
   for (const char* kept : {"tombstone", "locked", "durable", "unpersisted"}) {
-    EXPECT_FALSE(engine().evicted(kept).has_value()) << kept;
+    EXPECT_FALSE(engine().persistence().evicted(kept).has_value()) << kept;
   }
   EXPECT_EQ(data_.value_of("evictable"), "<NotResident>");
   EXPECT_EQ(data_.value_of("unpersisted"), value);
@@ -105,7 +108,7 @@ TEST_F(ValueEvictionTest, ADocumentLockedBeforeItsFlushIsEvictableOnceFlushedAnd
   EXPECT_EQ(evict_all(), 0u) << "locked";
   ASSERT_EQ(engine().unlock("doc", locked.item->cas), Status::Success);
   EXPECT_EQ(evict_all(), value.size());
-  EXPECT_TRUE(engine().evicted("doc").has_value());
+  EXPECT_TRUE(engine().persistence().evicted("doc").has_value());
 }
 
 // While nothing can be allocated, eviction stops cleanly: nothing thrown, nothing changed.
@@ -210,17 +213,17 @@ class NeedsTheValueTest : public NonResidentTest, public ::testing::WithParamInt
 
 TEST_P(NeedsTheValueTest, AnswersNotResidentAndChangesNothing) {
   const std::string key = GetParam().key;
-  ASSERT_TRUE(engine().evicted(key).has_value());
+  ASSERT_TRUE(engine().persistence().evicted(key).has_value());
   const MetaResult meta = engine().get_meta(key);
   const auto stats = stats_of(engine());
   EXPECT_EQ(GetParam().run(engine()), Status::NotResident);
   EXPECT_EQ(stats_of(engine()), stats) << "the attempt counts nowhere: its retry will";
-  EXPECT_TRUE(engine().evicted(key).has_value());
+  EXPECT_TRUE(engine().persistence().evicted(key).has_value());
   const MetaResult after = engine().get_meta(key);
   EXPECT_EQ(after.cas, meta.cas);
   EXPECT_EQ(after.expiry, meta.expiry);
   EXPECT_EQ(after.rev_seqno, meta.rev_seqno);
-  EXPECT_EQ(engine().dirty_count(), 0u);
+  EXPECT_EQ(engine().persistence().dirty_count(), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -263,7 +266,7 @@ TEST_P(NeedsOnlyMetadataTest, WorksAsUsual) {
   const MetadataOp& op = GetParam();
   const uint64_t cas = engine().get_meta(op.key).cas;
   EXPECT_EQ(op.run(engine(), cas), op.expected);
-  EXPECT_EQ(engine().evicted(op.key).has_value(), !op.replaces);
+  EXPECT_EQ(engine().persistence().evicted(op.key).has_value(), !op.replaces);
   EXPECT_EQ(engine().stats().num_non_resident, op.replaces ? 1u : 2u);
 }
 
@@ -315,7 +318,7 @@ TEST_F(NonResidentTest, ANonResidentDocumentStillExpires) {
   ASSERT_EQ(data_.set("ttl", "v", 0, /*expiry=*/10).status, Status::Success);
   persist();
   evict_all();
-  ASSERT_TRUE(engine().evicted("ttl").has_value());
+  ASSERT_TRUE(engine().persistence().evicted("ttl").has_value());
   clock_.advance_seconds(11);
   EXPECT_EQ(engine().get("ttl").status, Status::NotFound);
   EXPECT_TRUE(engine().get_meta("ttl").deleted) << "its expiry's tombstone";
@@ -332,7 +335,7 @@ TEST_F(NonResidentTest, AFlushForgetsNonResidentDocumentsToo) {
 
 TEST_F(NonResidentTest, RestoreValuePutsTheValueBackUnderTheSameCas) {
   const uint64_t evicted_bytes = engine().mem_used();
-  EXPECT_TRUE(engine().restore_value("doc", doc_.cas, "12"));
+  EXPECT_TRUE(engine().persistence().restore_value("doc", doc_.cas, "12"));
   const GetResult got = engine().get("doc");
   ASSERT_EQ(got.status, Status::Success);
   EXPECT_EQ(got.item->value(), "12");
@@ -340,29 +343,29 @@ TEST_F(NonResidentTest, RestoreValuePutsTheValueBackUnderTheSameCas) {
   EXPECT_EQ(got.item->flags, 7u);
   EXPECT_EQ(engine().mem_used(), evicted_bytes + 2);
   EXPECT_EQ(engine().stats().num_non_resident, 1u);
-  EXPECT_EQ(engine().dirty_count(), 0u) << "it came from disk: nothing to write";
-  EXPECT_FALSE(engine().restore_value("doc", doc_.cas, "12")) << "already resident";
+  EXPECT_EQ(engine().persistence().dirty_count(), 0u) << "it came from disk: nothing to write";
+  EXPECT_FALSE(engine().persistence().restore_value("doc", doc_.cas, "12")) << "already resident";
   EXPECT_EQ(engine().arithmetic("doc", true, 1, 0, 0, 0).value, 13u);
 }
 
 TEST_F(NonResidentTest, AFetchedValueIsEvictableAgain) {
-  ASSERT_TRUE(engine().restore_value("doc", doc_.cas, "12"));
+  ASSERT_TRUE(engine().persistence().restore_value("doc", doc_.cas, "12"));
   EXPECT_EQ(evict_all(), 2u);
-  EXPECT_TRUE(engine().evicted("doc").has_value());
+  EXPECT_TRUE(engine().persistence().evicted("doc").has_value());
 }
 
 TEST_F(NonResidentTest, RestoreValueLeavesAnotherCasAlone) {
-  EXPECT_FALSE(engine().restore_value("doc", doc_.cas + 1, "stale"));
-  EXPECT_TRUE(engine().evicted("doc").has_value());
-  EXPECT_FALSE(engine().restore_value("missing", 1, "x"));
+  EXPECT_FALSE(engine().persistence().restore_value("doc", doc_.cas + 1, "stale"));
+  EXPECT_TRUE(engine().persistence().evicted("doc").has_value());
+  EXPECT_FALSE(engine().persistence().restore_value("missing", 1, "x"));
 }
 
 TEST_F(NonResidentTest, RestoreValueLeavesAChangedOrRemovedKeyAlone) {
   data_.set("doc", "new");
-  EXPECT_FALSE(engine().restore_value("doc", doc_.cas, "12"));
+  EXPECT_FALSE(engine().persistence().restore_value("doc", doc_.cas, "12"));
   EXPECT_EQ(data_.value_of("doc"), "new");
   data_.remove("doc");
-  EXPECT_FALSE(engine().restore_value("doc", doc_.cas, "12"));
+  EXPECT_FALSE(engine().persistence().restore_value("doc", doc_.cas, "12"));
   EXPECT_EQ(engine().get("doc").status, Status::NotFound);
 }
 

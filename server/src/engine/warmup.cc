@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/failover_logs_on_disk.h"
+#include "engine/persistence_hooks.h"
 #include "engine/record_item.h"
 
 namespace tern::engine {
@@ -38,7 +39,7 @@ bool Warmup::load() {
       return false;
     }
     // Loaded or not, the record's CAS was issued: none after the restart may repeat it.
-    engine_.raise_cas_floor(record.cas);
+    engine_.persistence().raise_cas_floor(record.cas);
     if (record.vbucket >= vbuckets_.size()) {
       skipped_.fetch_add(1, std::memory_order_relaxed);
       return true;
@@ -47,22 +48,23 @@ bool Warmup::load() {
     VBucket& vbucket = vbuckets_[record.vbucket];
     if (record.seqno > vbucket.high_seqno()) vbucket.restore_seqno(record.seqno);
     // Past the quota the rest is only counted, so the log can say exactly what stayed out.
-    const Engine::Restored restored =
-        full ? Engine::Restored::Full : engine_.restore(item_of_record(engine_, record));
+    const PersistenceHooks::Restored restored =
+        full ? PersistenceHooks::Restored::Full
+             : engine_.persistence().restore(item_of_record(engine_, record));
     switch (restored) {
-      case Engine::Restored::Value:
+      case PersistenceHooks::Restored::Value:
         loaded_.fetch_add(1, std::memory_order_relaxed);
         keys_.fetch_add(1, std::memory_order_relaxed);
         break;
-      case Engine::Restored::Metadata:
+      case PersistenceHooks::Restored::Metadata:
         keys_.fetch_add(1, std::memory_order_relaxed);
         break;
-      case Engine::Restored::Skipped:
+      case PersistenceHooks::Restored::Skipped:
         break;
-      case Engine::Restored::OnDiskOnly:
+      case PersistenceHooks::Restored::OnDiskOnly:
         on_disk_only_.fetch_add(1, std::memory_order_relaxed);
         break;
-      case Engine::Restored::Full:
+      case PersistenceHooks::Restored::Full:
         full = true;
         skipped_.fetch_add(1, std::memory_order_relaxed);
         break;

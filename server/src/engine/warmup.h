@@ -1,25 +1,25 @@
 #pragma once
 // Loads a persistent bucket from disk when ternd starts, as a task on the Reader pool: every
 // vbucket's persisted high seqno first, then the documents and tombstones in key order, each
-// as it was stored (Engine::restore). Until it is done the bucket is not warm: its data
+// as it was stored (PersistenceHooks::restore). Until it is done the bucket is not warm: its data
 // commands answer Etmpfail, which SDKs retry. STAT shows the state and progress.
 //
 // Keys and metadata first, values while the quota allows: a document is loaded whole while
 // that fits below the low watermark, else as its non-resident copy (metadata only; the
 // value is fetched from disk when read: BgFetcher), while that fits below the high
-// watermark (Engine::restore). Under full eviction what does not fit below the low
-// watermark stays on disk only, keys and all, and is fetched when a request needs it. Only when even metadata does not fit does it stop loading,
-// and logs how many documents and tombstones stayed on disk only: those read as missing.
-// A store that cannot be read (StoreError) ends the run with an error in the log, and the
-// bucket stays not warm rather than serve part of its data. So does a cancel (the bucket
-// stopping: Executor::unregister waits for the running task): the scan stops at the next
-// record, so that stopping does not wait for the whole warmup.
+// watermark (PersistenceHooks::restore). Under full eviction what does not fit below the low
+// watermark stays on disk only, keys and all, and is fetched when a request needs it. Only when
+// even metadata does not fit does it stop loading, and logs how many documents and tombstones
+// stayed on disk only: those read as missing. A store that cannot be read (StoreError) ends the run
+// with an error in the log, and the bucket stays not warm rather than serve part of its data. So
+// does a cancel (the bucket stopping: Executor::unregister waits for the running task): the scan
+// stops at the next record, so that stopping does not wait for the whole warmup.
 //
 // Last, each vbucket takes back its failover log, with a new history if the last run did not
 // shut down cleanly (failover_logs_on_disk.h).
 //
 // Every record read raises the engine's CAS floor past its CAS, loaded or not, so that no CAS
-// issued after the restart repeats one a client may hold (Engine::raise_cas_floor).
+// issued after the restart repeats one a client may hold (PersistenceHooks::raise_cas_floor).
 //
 // Records become items as a background fetch makes them (record_item.h).
 

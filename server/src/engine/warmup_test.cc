@@ -12,6 +12,8 @@
 #include "common/clock.h"
 #include "engine/bg_fetcher.h"
 #include "engine/flusher.h"
+#include "engine/paging_hooks.h"
+#include "engine/persistence_hooks.h"
 #include "engine/persistent_engine_fixture.h"
 #include "engine/stored_item.h"
 #include "engine/test_store.h"
@@ -89,9 +91,10 @@ TEST_F(WarmupTest, RestoresDocumentsTombstonesAndSeqnos) {
     EXPECT_EQ(after->vbuckets()[id].high_seqno(), before_.vbuckets()[id].high_seqno()) << id;
     EXPECT_EQ(after->vbuckets()[id].persisted_seqno(), before_.vbuckets()[id].high_seqno()) << id;
   }
-  EXPECT_EQ(after->engine.dirty_count(), 0u) << "what came from disk is not written back";
-  after->engine.evict(after->engine.mem_used());
-  EXPECT_TRUE(after->engine.evicted("a").has_value()) << "it is on disk: evictable";
+  EXPECT_EQ(after->engine.persistence().dirty_count(), 0u)
+      << "what came from disk is not written back";
+  after->engine.paging().evict(after->engine.mem_used());
+  EXPECT_TRUE(after->engine.persistence().evicted("a").has_value()) << "it is on disk: evictable";
 }
 
 TEST_F(WarmupTest, AWriteAfterWarmupGetsAHigherSeqnoAndCas) {
@@ -156,8 +159,8 @@ TEST_F(WarmupTest, AnExpiryDuringWarmupNumbersItsTombstoneAboveEveryCasOnDisk) {
   store_.before_visit = [&](const storage::Record& record) {
     if (record.key != "b") return;
     clock_.advance_seconds(10);
-    for (size_t shard = 0; shard < after.engine.shard_count(); ++shard) {
-      after.engine.purge_expired(shard, after.engine.shard_capacity(shard));
+    for (size_t shard = 0; shard < after.engine.paging().shard_count(); ++shard) {
+      after.engine.paging().purge_expired(shard, after.engine.paging().shard_capacity(shard));
     }
   };
   EXPECT_FALSE(warmup.run());
@@ -175,8 +178,8 @@ TEST_F(WarmupTest, ATombstoneIsPurgedWhenItsIntervalEndsAfterTheRestart) {
   auto after = restart();
   ASSERT_TRUE(after->engine.get_meta("gone").deleted);
   clock_.advance_seconds(after->engine.config().metadata_purge_seconds - 60 + 1);
-  for (size_t shard = 0; shard < after->engine.shard_count(); ++shard) {
-    after->engine.purge_expired(shard, after->engine.shard_capacity(shard));
+  for (size_t shard = 0; shard < after->engine.paging().shard_count(); ++shard) {
+    after->engine.paging().purge_expired(shard, after->engine.paging().shard_capacity(shard));
   }
   EXPECT_EQ(after->engine.get_meta("gone").status, Status::NotFound);
 }

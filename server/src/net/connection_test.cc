@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <asio.hpp>
 #include <chrono>
 #include <functional>
 #include <limits>
@@ -20,12 +21,12 @@
 #include <thread>
 #include <vector>
 
-#include <asio.hpp>
-
 #include "commands/dispatcher.h"
 #include "commands/dispatcher_harness.h"
 #include "commands/test_node.h"
 #include "common/clock.h"
+#include "engine/paging_hooks.h"
+#include "engine/persistence_hooks.h"
 #include "executor/manual_executor.h"
 #include "net/epoll_transport.h"
 #include "net/loop_gate.h"
@@ -194,8 +195,8 @@ class ConnectionTest : public ::testing::Test {
     ASSERT_EQ(receive(1).size(), 1u);
     flush();
     engine::Engine& documents = node_->buckets().front()->documents();
-    documents.evict(std::numeric_limits<size_t>::max());
-    ASSERT_TRUE(documents.evicted(key).has_value());
+    documents.paging().evict(std::numeric_limits<size_t>::max());
+    ASSERT_TRUE(documents.persistence().evicted(key).has_value());
   }
 
   std::vector<uint32_t> opaques(const std::vector<Response>& answers) {
@@ -272,8 +273,8 @@ TEST_F(ConnectionTest, WithUnorderedExecutionTheWaitingRequestsAreBounded) {
       << parked() << " requests wait";
   EXPECT_TRUE(receive(0).empty()) << "nothing is on disk yet";
   const engine::Engine& documents = node_->buckets().front()->documents();
-  EXPECT_GE(documents.prepared_count(), Connection::kMaxParked);
-  EXPECT_LT(documents.prepared_count(), sent) << "the rest waits unread";
+  EXPECT_GE(documents.persistence().prepared_count(), Connection::kMaxParked);
+  EXPECT_LT(documents.persistence().prepared_count(), sent) << "the rest waits unread";
 
   // Each flush answers what waits, and the connection reads on.
   size_t answered = 0;
@@ -284,7 +285,7 @@ TEST_F(ConnectionTest, WithUnorderedExecutionTheWaitingRequestsAreBounded) {
     return answered >= sent;
   }));
   EXPECT_EQ(answered, sent);
-  EXPECT_EQ(documents.prepared_count(), 0u);
+  EXPECT_EQ(documents.persistence().prepared_count(), 0u);
 }
 
 TEST_F(ConnectionTest, AReadOfAnEvictedValueRunsAgainInItsPlaceOnceFetched) {

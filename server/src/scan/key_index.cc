@@ -3,13 +3,14 @@
 #include <algorithm>
 
 #include "engine/collection_key.h"
+#include "engine/persistence_hooks.h"
 
 namespace tern::scan {
 
 KeyIndex::KeyIndex(engine::Bucket& bucket, uint32_t collection_id, int64_t built_ms)
     : built_ms_(built_ms) {
   engine::Engine& engine = bucket.documents();
-  reusable_ = engine.prepared_count() == 0;
+  reusable_ = engine.persistence().prepared_count() == 0;
   // Before the pass: a change the pass misses then moves its vbucket's seqno past these.
   for (uint16_t vb = 0; vb < cluster::kVBucketCount; ++vb) {
     const engine::VBucket* vbucket = bucket.vbucket(vb);

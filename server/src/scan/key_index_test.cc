@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/collection_key.h"
+#include "engine/persistence_hooks.h"
 
 namespace tern::scan {
 namespace {
@@ -86,7 +87,7 @@ TEST_F(KeyIndexTest, APendingDurableWriteKeepsAnIndexToItsCreate) {
   EXPECT_FALSE(first->reusable());
   EXPECT_EQ(keys(*first, 5), std::vector<std::string>{}) << "not committed: not live";
   // Its commit moves no seqno: a kept index would never show it.
-  ASSERT_TRUE(bucket_.documents().commit_prepared("pending", pending));
+  ASSERT_TRUE(bucket_.documents().persistence().commit_prepared("pending", pending));
   EXPECT_EQ(keys(*cache_.index_for(bucket_, 0, 5), 5), std::vector<std::string>{"pending"});
 }
 

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "engine/collection_key.h"
+#include "engine/persistence_hooks.h"
 
 namespace tern::scan {
 namespace {
@@ -20,7 +21,8 @@ void add_keys_on_disk(engine::Engine& engine, storage::Store& store, uint16_t vb
       // Past the range's end: the rest of this key range is too.
       if (logical && !config.sampling() && *logical > config.end.key) return false;
       if (!logical || !config.in_range(*logical) || record.deleted ||
-          (record.expiry != 0 && record.expiry <= now) || !engine.on_disk_only(record.key)) {
+          (record.expiry != 0 && record.expiry <= now) ||
+          !engine.persistence().on_disk_only(record.key)) {
         return true;
       }
       if (config.snapshot && record.seqno == config.snapshot->seqno) {

@@ -1,8 +1,8 @@
 // A couchbase bucket under full eviction, loaded with four times its quota, stopped with
 // SIGTERM and started again on the same data directory: warmup loads what fits below the low
-// watermark and leaves the rest on disk only, keys and all (Engine::Restored::OnDiskOnly), yet
-// every document still counts in curr_items and reads back with its value, fetched from disk
-// in the background when warmup left it there.
+// watermark and leaves the rest on disk only, keys and all
+// (PersistenceHooks::Restored::OnDiskOnly), yet every document still counts in curr_items and reads
+// back with its value, fetched from disk in the background when warmup left it there.
 //
 // Small on purpose (a 4 MiB quota, 16 MiB of values): it must stay quick on a busy machine;
 // larger_than_memory_test.cc loads a bigger dataset without the restart.

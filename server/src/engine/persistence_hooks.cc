@@ -15,7 +15,7 @@
 
 namespace tern::engine {
 
-uint64_t Engine::take_dirty(std::vector<ItemPtr>& out) {
+uint64_t PersistenceHooks::take_dirty(std::vector<ItemPtr>& out) {
   // Never while a flush is applied to the shards (Engine::flush).
   MutexLock flush_guard(impl_->flush_mutex);
   // Cleared before taking: a change queued after a shard was taken finds the flag clear and
@@ -42,18 +42,18 @@ uint64_t Engine::take_dirty(std::vector<ItemPtr>& out) {
   return std::exchange(impl_->flush_untaken, 0);
 }
 
-void Engine::flushed(std::span<const ItemPtr> items) { impl_->unqueue(items); }
+void PersistenceHooks::flushed(std::span<const ItemPtr> items) { impl_->unqueue(items); }
 
-size_t Engine::dirty_count() const {
+size_t PersistenceHooks::dirty_count() const {
   return impl_->dirty_count.load(std::memory_order_relaxed);
 }
 
-void Engine::set_dirty_listener(std::function<void()> listener) {
+void PersistenceHooks::set_dirty_listener(std::function<void()> listener) {
   MutexLock guard(impl_->listener_mutex);
   impl_->dirty_listener = std::move(listener);
 }
 
-bool Engine::commit_prepared(std::string_view key, uint64_t cas) {
+bool PersistenceHooks::commit_prepared(std::string_view key, uint64_t cas) {
   ItemPtr replaced;  // destroyed after the lock is released
   uint64_t mem_after = 0;
   int64_t now = 0;
@@ -76,11 +76,11 @@ bool Engine::commit_prepared(std::string_view key, uint64_t cas) {
     }
     Slot* occupant = access.occupant();
     // A write prepared with an expiry that has passed since commits as a removal.
-    const bool insert = !Impl::is_expired(*item, now);
+    const bool insert = !EngineImpl::is_expired(*item, now);
     if (insert && !occupant) shard.table.reserve_one();  // the steps that can fail
     // A flush the flusher has not taken yet clears the disk, and what an earlier batch wrote
     // of this write with it: it goes again, after the clear.
-    if (shard.flush_untaken) Impl::reserve_dirty(shard);
+    if (shard.flush_untaken) EngineImpl::reserve_dirty(shard);
     // The prepared write's charge moves to the index (or, not inserted, is released).
     const int64_t table_delta = static_cast<int64_t>(insert ? prepared_charge : 0) -
                                 static_cast<int64_t>(occupant ? item_charge(*occupant->item) : 0);
@@ -100,15 +100,15 @@ bool Engine::commit_prepared(std::string_view key, uint64_t cas) {
   return true;
 }
 
-size_t Engine::prepared_count() const {
+size_t PersistenceHooks::prepared_count() const {
   return impl_->prepared_count.load(std::memory_order_relaxed);
 }
 
-void Engine::raise_cas_floor(uint64_t cas) { impl_->raise_cas_floor(cas); }
+void PersistenceHooks::raise_cas_floor(uint64_t cas) { impl_->raise_cas_floor(cas); }
 
-void Engine::set_vbuckets(std::span<VBucket> vbuckets) { impl_->vbuckets = vbuckets; }
+void PersistenceHooks::set_vbuckets(std::span<VBucket> vbuckets) { impl_->vbuckets = vbuckets; }
 
-Engine::Restored Engine::restore(MutableItemPtr item) {
+PersistenceHooks::Restored PersistenceHooks::restore(MutableItemPtr item) {
   // Before deciding: even a record that is not loaded was issued its CAS.
   impl_->raise_cas_floor(item->cas);
   ItemPtr replaced;  // destroyed after the lock is released
@@ -124,7 +124,7 @@ Engine::Restored Engine::restore(MutableItemPtr item) {
   if (entry && entry->item->cas >= item->cas) return Restored::Skipped;
   // An expired document (or a tombstone due for purging) is as good as absent, and so is
   // what an older write of the key left.
-  if (Impl::is_expired(*item, access.now())) {
+  if (EngineImpl::is_expired(*item, access.now())) {
     if (entry) impl_->remove_slot(shard, access.index(), replaced);
     return Restored::Skipped;
   }
@@ -140,7 +140,7 @@ Engine::Restored Engine::restore(MutableItemPtr item) {
   // Full eviction leaves on disk what does not fit below the low watermark; a newer write
   // still removes what an older one left in memory.
   if (impl_->full_eviction && !fits_below(*item, impl_->low_watermark)) {
-    Impl::remember_on_disk(shard, item->key());  // first: it may throw, changing nothing
+    EngineImpl::remember_on_disk(shard, item->key());  // first: it may throw, changing nothing
     if (entry) impl_->remove_slot(shard, access.index(), replaced);
     if (!item->deleted) ++shard.evicted_documents;
     return Restored::OnDiskOnly;
@@ -167,7 +167,7 @@ Engine::Restored Engine::restore(MutableItemPtr item) {
   return restored;
 }
 
-bool Engine::restore_value(std::string_view key, uint64_t cas, std::string_view value) {
+bool PersistenceHooks::restore_value(std::string_view key, uint64_t cas, std::string_view value) {
   // Built before taking the shard lock, which then only has to swap it in.
   MutableItemPtr item = make_item(key, {value});
   ItemPtr replaced;  // destroyed after the lock is released
@@ -199,12 +199,12 @@ bool Engine::restore_value(std::string_view key, uint64_t cas, std::string_view 
   return true;
 }
 
-bool Engine::on_disk_only(std::string_view key) {
+bool PersistenceHooks::on_disk_only(std::string_view key) {
   KeyAccess access(*impl_, key);
   return access.on_disk_only();
 }
 
-size_t Engine::rebuild_key_filters(storage::Store& store) {
+size_t PersistenceHooks::rebuild_key_filters(storage::Store& store) {
   if (!impl_->full_eviction) return 0;
   const auto for_each_shard = [&](const std::function<void(Shard&)>& change) {
     for (size_t s = 0; s < impl_->shard_count; ++s) {
@@ -231,9 +231,8 @@ size_t Engine::rebuild_key_filters(storage::Store& store) {
       return true;
     });
   } catch (...) {
-    for_each_shard([](Shard& shard) TERN_REQUIRES(shard.mutex) {
-      shard.keys_on_disk_rebuild.reset();
-    });
+    for_each_shard([](Shard& shard)
+                       TERN_REQUIRES(shard.mutex) { shard.keys_on_disk_rebuild.reset(); });
     throw;
   }
   for_each_shard([](Shard& shard) TERN_REQUIRES(shard.mutex) {
@@ -243,7 +242,7 @@ size_t Engine::rebuild_key_filters(storage::Store& store) {
   return added;
 }
 
-bool Engine::restore_fetched(std::string_view key, MutableItemPtr stored) {
+bool PersistenceHooks::restore_fetched(std::string_view key, MutableItemPtr stored) {
   // Built before taking the shard lock, in case the record turns out to be as good as absent.
   const MutableItemPtr marker = make_absent_marker(key);
   ItemPtr discarded;  // destroyed after the lock is released
@@ -259,7 +258,7 @@ bool Engine::restore_fetched(std::string_view key, MutableItemPtr stored) {
     shard.mutex.assert_held();  // KeyAccess holds it
     // What a flush dropped reads as absent, and so does a tombstone due for purging.
     if (stored && (stored->cas < shard.flushed_below_cas ||
-                   (stored->deleted && Impl::is_expired(*stored, now)))) {
+                   (stored->deleted && EngineImpl::is_expired(*stored, now)))) {
       stored = nullptr;
     }
     const auto put = [&](MutableItemPtr item) TERN_REQUIRES(shard.mutex) {
@@ -275,7 +274,7 @@ bool Engine::restore_fetched(std::string_view key, MutableItemPtr stored) {
     if (stored && !stored->deleted && shard.evicted_documents > 0) --shard.evicted_documents;
     // A document that expired on disk expires now, as one found in memory does: its tombstone
     // goes to disk too. With no tombstones kept that leaves the key nothing: it is absent.
-    if (stored && !stored->deleted && Impl::is_expired(*stored, now)) {
+    if (stored && !stored->deleted && EngineImpl::is_expired(*stored, now)) {
       impl_->purge_slot(shard, shard.table.find(access.hash(), key), now, expired, wake_flusher);
       if (shard.table.find(access.hash(), key) == HashTable::npos) put(marker);
     }
@@ -285,7 +284,7 @@ bool Engine::restore_fetched(std::string_view key, MutableItemPtr stored) {
   return true;
 }
 
-std::optional<Engine::Evicted> Engine::evicted(std::string_view key) {
+std::optional<PersistenceHooks::Evicted> PersistenceHooks::evicted(std::string_view key) {
   KeyAccess access(*impl_, key);
   const Slot* slot = access.slot();
   if (!slot || slot->item->resident) return std::nullopt;

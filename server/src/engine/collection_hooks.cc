@@ -10,13 +10,15 @@
 
 namespace tern::engine {
 
-void Engine::set_manifest(const cluster::CollectionsManifest* manifest) {
+void CollectionHooks::set_manifest(const cluster::CollectionsManifest* manifest) {
   impl_->manifest.store(manifest, std::memory_order_release);
 }
 
-bool Engine::has_collection_of(std::string_view key) const { return !impl_->collection_gone(key); }
+bool CollectionHooks::has_collection_of(std::string_view key) const {
+  return !impl_->collection_gone(key);
+}
 
-size_t Engine::purge_dropped_collections(size_t shard_index) {
+size_t CollectionHooks::purge_dropped_collections(size_t shard_index) {
   if (shard_index >= impl_->shard_count) return 0;
   Shard& shard = impl_->shards[shard_index];
   std::vector<ItemPtr> purged;  // destroyed after the lock is released
@@ -50,7 +52,7 @@ size_t Engine::purge_dropped_collections(size_t shard_index) {
   return purged.size() - dropped_prepared;
 }
 
-void Engine::purge_dropped_key(std::string_view key, bool on_disk_document) {
+void CollectionHooks::purge_dropped_key(std::string_view key, bool on_disk_document) {
   ItemPtr purged;  // destroyed after the lock is released
   KeyAccess access(*impl_, key);
   Shard& shard = access.shard();
