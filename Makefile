@@ -82,8 +82,8 @@ bench-executor: deps ## the executor pool: async snooze against snoozeAndWait
 bench-durability: deps ## durable writes: each level through ternd, group commit against one fsync per write, the timeout task's async snooze against snoozeAndWait
 	@bash scripts/bench-durability.sh
 
-bench-warmup: deps ## warmup: load 1M items, restart cleanly, time until warm (items/s)
-	@bash scripts/bench-warmup.sh
+bench-warmup: deps ## warmup: load 1M items, restart cleanly, time until warm (items/s); EVICTION=full, QUOTA_MB=; BASE=<rev> also measures that commit
+	@bash scripts/bench-warmup.sh $(BASE)
 
 bench-full-eviction: deps ## full eviction: 1M new keys into a bucket that has evicted; BASE=<rev> also measures that commit
 	@bash scripts/bench-full-eviction.sh $(BASE)
