@@ -10,7 +10,7 @@
 # item (curr_items = ITEMS) and, unless the bucket has full eviction, load every value
 # (ep_warmup_value_count = ITEMS), else the script fails. Under full eviction what does not
 # fit below the low watermark stays on disk, its keys in the bloom filters, which warmup
-# builds: the rows report the values loaded and the filters' keys.
+# builds: the rows report the values loaded and the filters' keys and bytes.
 # With BASE_REV it also builds that commit's ternd (once: build/bench-base/<commit>/ternd) and
 # restarts it on a copy of the same data directory, the two alternated, and prints the median
 # warmup times and their ratio.
@@ -67,18 +67,19 @@ restart() {
   values=$(ternd_stat ep_warmup_value_count)
   current=$(ternd_stat curr_items)
   ms=$(ternd_stat ep_warmup_time_ms)
-  local filter_keys
+  local filter_keys filter_bytes
   filter_keys=$(ternd_stat ep_bloom_filter_key_count 2>/dev/null || echo -)
+  filter_bytes=$(ternd_stat ep_bloom_filter_memory 2>/dev/null || echo -)
   echo "$name restart $run: ep_warmup_time_ms=$ms wall=${wall}s ep_warmup_value_count=$values" \
        "curr_items=$current ep_warmup_skipped=$(ternd_stat ep_warmup_skipped)" \
-       "ep_bloom_filter_key_count=$filter_keys"
+       "ep_bloom_filter_key_count=$filter_keys ep_bloom_filter_memory=$filter_bytes"
   if [ "$current" != "$items" ] || { [ "$eviction" != full ] && [ "$values" != "$items" ]; }; then
     echo "bench-warmup: $name's restart brought back $values values, $current items, not $items" >&2
     exit 1
   fi
   server_ms[$name]+="$ms "
   wall_s[$name]+="$wall "
-  rows[$name]+="$run $ms $wall $values $filter_keys;"
+  rows[$name]+="$run $ms $wall $values $filter_keys $filter_bytes;"
   ternd_stop
 }
 
@@ -87,10 +88,11 @@ for run in $(seq "$repetitions"); do
 done
 
 row() {
-  awk -v what="$1" -v n="$items" -v ms="$2" -v wall="$3" -v values="$4" -v keys="$5" 'BEGIN {
+  awk -v what="$1" -v n="$items" -v ms="$2" -v wall="$3" -v values="$4" -v keys="$5" \
+      -v bytes="$6" 'BEGIN {
     if (ms < 1) ms = 1
-    printf "| %s | %d | %.2f s | %.0f | %.2f s | %.0f | %s | %s |\n", what, n, ms / 1000,
-      n * 1000 / ms, wall, n / wall, values, keys }'
+    printf "| %s | %d | %.2f s | %.0f | %.2f s | %.0f | %s | %s | %s |\n", what, n, ms / 1000,
+      n * 1000 / ms, wall, n / wall, values, keys, bytes }'
 }
 median() { printf "%s\n" $1 | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
@@ -100,14 +102,14 @@ for name in "${names[@]}"; do
   echo
   echo "$name ($([ "$name" = this ] && echo "this tree" || echo "$base_rev")):"
   echo
-  echo "| restart | items | warmup (server: ep_warmup_time_ms) | items/s | launch to warm (wall) | items/s | values loaded | filter keys |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| restart | items | warmup (server: ep_warmup_time_ms) | items/s | launch to warm (wall) | items/s | values loaded | filter keys | filter bytes |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
   IFS=';' read -ra runs <<<"${rows[$name]}"
   for r in "${runs[@]}"; do
-    read -r run ms wall values keys <<<"$r"
-    row "$run" "$ms" "$wall" "$values" "$keys"
+    read -r run ms wall values keys bytes <<<"$r"
+    row "$run" "$ms" "$wall" "$values" "$keys" "$bytes"
   done
-  row median "$(median "${server_ms[$name]}")" "$(median "${wall_s[$name]}")" "" ""
+  row median "$(median "${server_ms[$name]}")" "$(median "${wall_s[$name]}")" "" "" ""
 done
 if [ -n "$base_rev" ]; then
   echo

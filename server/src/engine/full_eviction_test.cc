@@ -442,5 +442,35 @@ TEST_F(FullEvictionTest, WarmupLeavesOnDiskWhatDoesNotFitAndCountsIt) {
   EXPECT_TRUE(engine().get_meta("removed").deleted);
 }
 
+// Warmup sizes each shard's filter for its share of the store's records, so that the keys it
+// leaves on disk fill one filter: under 2 bytes a key at 1%. Grown from the smallest, a
+// filter of 1,600 keys would be a chain of 1,000 and 2,000 keys' capacity, the second mostly
+// empty: 2.8 bytes a key.
+TEST_F(FullEvictionTest, WarmupSizesTheFiltersForWhatTheStoreHolds) {
+  constexpr int kKeys = 1600 * 4;  // about 1,600 a shard (the fixture's engines have 4)
+  for (int i = 0; i < kKeys; ++i) set("key" + std::to_string(i), "v");
+  flush();
+  // RocksDB's estimate is rough (here 19% low, at 14,000 records in its memtable).
+  ASSERT_GE(store_->estimated_records(), static_cast<uint64_t>(kKeys) * 3 / 4);
+
+  executor_.unregister(kOwner);
+  fetcher_.reset();
+  data_ = std::make_unique<PersistentEngine>(clock_, full_eviction_config(64 * 1024));
+  ASSERT_EQ(engine().paging().shard_count(), 4u);
+  start_fetcher();
+  Warmup warmup(engine(), data_->vbuckets(), *store_, kOwner, clock_);
+  EXPECT_FALSE(warmup.run());
+  ASSERT_TRUE(warmup.done());
+  const Stats stats = engine().stats();
+  ASSERT_GT(warmup.on_disk_only(), static_cast<uint64_t>(kKeys) * 9 / 10);
+  // A key the filter already calls present (a false positive) is not counted again.
+  ASSERT_LE(stats.bloom_filter_keys, warmup.on_disk_only());
+  ASSERT_GE(stats.bloom_filter_keys, warmup.on_disk_only() * 98 / 100);
+  const double bytes_per_key =
+      static_cast<double>(stats.bloom_filter_memory) / static_cast<double>(stats.bloom_filter_keys);
+  EXPECT_LT(bytes_per_key, 2.2) << stats.bloom_filter_memory << " bytes";
+  EXPECT_GT(bytes_per_key, 1.2) << "a filter at 1% takes at least 1.2 bytes a key";
+}
+
 }  // namespace
 }  // namespace tern::engine

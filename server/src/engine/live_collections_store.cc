@@ -79,6 +79,7 @@ std::vector<storage::VBucketSeqno> LiveCollectionsStore::high_seqnos() {
 void LiveCollectionsStore::compact() { store_->compact(); }
 
 uint64_t LiveCollectionsStore::records_purged() { return store_->records_purged(); }
+uint64_t LiveCollectionsStore::estimated_records() { return store_->estimated_records(); }
 
 void LiveCollectionsStore::write_meta(std::span<const storage::MetaEntry> entries) {
   store_->write_meta(entries);

@@ -40,6 +40,7 @@ class LiveCollectionsStore final : public storage::Store {
   std::vector<storage::VBucketSeqno> high_seqnos() override;
   void compact() override;
   uint64_t records_purged() override;
+  uint64_t estimated_records() override;
   void write_meta(std::span<const storage::MetaEntry> entries) override;
   std::optional<std::string> read_meta(std::string_view name) override;
   void remove_ranges(std::span<const storage::KeyRange> ranges,

@@ -128,6 +128,14 @@ class PersistenceHooks : private EngineJob {
   // Throws StoreError or std::bad_alloc, and the old filters stay. 0 under value eviction.
   size_t rebuild_key_filters(storage::Store& store);
 
+  // Full eviction, before warmup: sizes each shard's filter for its share of `keys_on_disk`
+  // (Store::estimated_records), so that what warmup leaves on disk fills one filter sized for
+  // it rather than a chain grown from the smallest (KeyFilter). A shard whose filter already
+  // holds keys keeps it. Sized for every record, since which of them will not fit in memory
+  // is not known yet; a filter's bits are allocated when its first key leaves memory (at 1%,
+  // about 1.4 bytes for each record of its shard). Nothing under value eviction.
+  void size_key_filters(uint64_t keys_on_disk);
+
   // Full eviction, background fetch: puts in memory what the disk holds for a key that is
   // on disk only: `stored`, the key's record as Warmup would load it (a document or a
   // tombstone), or, when null, an absent marker. A document that expired on disk expires at

@@ -30,6 +30,7 @@ bool Warmup::load() {
   for (const storage::VBucketSeqno& stored : store_.high_seqnos()) {
     if (stored.vbucket < vbuckets_.size()) vbuckets_[stored.vbucket].restore_seqno(stored.seqno);
   }
+  engine_.persistence().size_key_filters(store_.estimated_records());
   bool full = false;
   bool cancelled = false;
   store_.scan([&](const storage::Record& record) {

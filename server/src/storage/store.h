@@ -132,6 +132,10 @@ class Store {
   // The records compaction has dropped since the store opened (old tombstones, long-expired
   // documents: tombstone_purge_filter.h), whenever it ran. A store that drops none says 0.
   virtual uint64_t records_purged() { return 0; }
+
+  // About how many records (documents and tombstones) the store holds, without reading
+  // them; 0 when the store cannot tell. What warmup sizes full eviction's bloom filters for.
+  virtual uint64_t estimated_records() { return 0; }
 };
 
 // Opens (creating if needed) the RocksDB database in `directory`, creating the directory and

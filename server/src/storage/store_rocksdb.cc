@@ -231,6 +231,13 @@ class RocksDBStore final : public Store {
 
   uint64_t records_purged() override { return purge_filters_->purged(); }
 
+  // RocksDB's own estimate (memtables and the files' key counts, less what it knows
+  // deletions took), which also counts the few seqno and metadata keys.
+  uint64_t estimated_records() override {
+    uint64_t keys = 0;
+    return db_->GetIntProperty("rocksdb.estimate-num-keys", &keys) ? keys : 0;
+  }
+
   void compact() override {
     rocksdb::CompactRangeOptions options;
     // The bottommost level too: that is where old tombstones settle.
