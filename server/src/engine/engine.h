@@ -348,7 +348,8 @@ class Engine {
   // count; tombstones, expired documents and durable writes not yet committed do not. Shard
   // by shard, each under its lock, so `visit` must be quick, must not call the engine and
   // must not keep the item. Changes nothing, not even recency, and counts in no statistic.
-  // Under full eviction the keys on disk only are not visited (on_disk_only() tells them).
+  // Under full eviction the keys on disk only are not visited
+  // (PersistenceHooks::on_disk_only tells them).
   void for_each_live_item(const std::function<void(const Item& item)>& visit);
 
   // The CAS a plain GET reports for a locked item.
