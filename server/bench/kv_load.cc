@@ -346,8 +346,15 @@ void preload(const Socket& socket, const Workload& workload) {
     std::vector<size_t> pending(std::min(kBatch, sets.size() - begin));
     for (size_t i = 0; i < pending.size(); ++i) pending[i] = begin + i;
     while (!pending.empty()) {
+      // Each SET carries its key's index as its opaque: the connection negotiated
+      // UnorderedExecution, so a SET that waits for the disk (a key the bloom filter cannot
+      // rule out) answers after later ones, and a refusal must be matched to its own key.
       std::vector<uint8_t> batch;
-      for (const size_t i : pending) batch.insert(batch.end(), sets[i].begin(), sets[i].end());
+      for (const size_t i : pending) {
+        const size_t at = batch.size();
+        batch.insert(batch.end(), sets[i].begin(), sets[i].end());
+        protocol::store_be32(batch.data() + at + 12, static_cast<uint32_t>(i));
+      }
       socket.send_all(batch);
       std::vector<size_t> refused;
       std::vector<uint8_t> in;
@@ -358,7 +365,7 @@ void preload(const Socket& socket, const Workload& workload) {
         while ((size = complete_response(std::span(in).first(used))) != 0) {
           const auto status = protocol::load_be16(in.data() + 6);
           if (status == uint16_t(Status::Enomem) || status == uint16_t(Status::Etmpfail)) {
-            refused.push_back(pending[answered]);
+            refused.push_back(protocol::load_be32(in.data() + 12));
           } else if (status != 0) {
             throw std::runtime_error(fmt::format("preload SET: status 0x{:04x} ({})", status,
                                                  protocol::status_text(Status(status))));
