@@ -11,7 +11,7 @@ FUZZ_SECONDS ?= 30
 .DEFAULT_GOAL := help
 .PHONY: help all deps deps-dotnet build build-server build-dotnet run test test-server \
         test-compat test-dotnet test-asan test-tsan fuzz test-under-load bench-server bench-full-eviction bench-memory bench-collections bench-collections-instructions bench-instructions \
-        bench-executor bench-durability bench-warmup bench-subdoc bench-lookup bench-metrics bench-seeds bench-sdk bench-sdk-alloc bench-sdk-tls-pairs bench-tls bench-scan bench-export bench-transactions bench-transactions-alloc bench-scan-alloc bench-scan-tern clean
+        bench-executor bench-durability bench-warmup bench-subdoc bench-lookup bench-metrics bench-seeds bench-sdk bench-sdk-alloc bench-sdk-tls-pairs bench-tls bench-scan bench-export bench-transactions bench-transactions-alloc bench-scan-alloc bench-scan-tern bench-scan-create clean
 
 help: ## list the targets (what `make` alone does)
 	@echo "usage: make TARGET [BUILD_DIR=build/release] [TERND_ARGS=\"--port 11211\"]"
@@ -96,6 +96,9 @@ bench-subdoc: deps ## sub-document lookup and upsert: splicing (simdjson On-Dema
 
 bench-lookup: deps ## a GET's lookup in the engine's table, in and out of the cache, with and without prefetching ahead; BASE=<rev> also measures that commit
 	@bash scripts/bench-lookup.sh $(BASE)
+
+bench-scan-create: deps ## a range-scan create in memory: one vbucket's shard against the whole-bucket pass it took before (same run)
+	@bash scripts/bench-scan-create.sh
 
 bench-metrics: deps ## GET /metrics: one scrape of 10 buckets of 10 collections, and what the metrics add per request
 	@bash scripts/bench-metrics.sh

@@ -113,9 +113,7 @@ class CreateTask final : public executor::Task {
     scan::KeySnapshot snapshot;
     try {
       engine::Persistence* persistence = bucket_->persistence();
-      const std::shared_ptr<const scan::KeyIndex> index =
-          registry_.key_indexes().index_for(*bucket_, config_.collection_id, vbucket_);
-      snapshot = scan::take_key_snapshot(*index, bucket_->documents(),
+      snapshot = scan::take_key_snapshot(bucket_->documents(),
                                          persistence ? &persistence->store() : nullptr, vbucket_,
                                          config_, registry_.clock().unix_seconds());
     } catch (const std::exception&) {

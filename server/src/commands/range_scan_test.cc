@@ -5,6 +5,7 @@
 // cancel, the per-bucket limit and the cancellation of idle scans.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 #include <set>
 #include <string>
@@ -132,18 +133,20 @@ class RangeScanTest : public testing::PersistentBucketTest,
            b64(start) + R"(","end":")" + b64(end) + R"("})" + extra + "}";
   }
 
-  Request continue_request(const std::string& id, uint32_t items = 0, uint32_t bytes = 0) {
+  Request continue_request(const std::string& id, uint32_t items = 0, uint32_t bytes = 0,
+                           uint16_t vbucket = kVBucket) {
     Bytes extras(id.begin(), id.end());
     for (uint32_t limit : {items, 0u, bytes}) {
       const Bytes word = testing::be32(limit);
       extras.insert(extras.end(), word.begin(), word.end());
     }
-    return {.opcode = Opcode::RangeScanContinue, .extras = extras, .vbucket = kVBucket};
+    return {.opcode = Opcode::RangeScanContinue, .extras = extras, .vbucket = vbucket};
   }
 
-  Continued continue_scan(const std::string& id, uint32_t items = 0, uint32_t bytes = 0) {
+  Continued continue_scan(const std::string& id, uint32_t items = 0, uint32_t bytes = 0,
+                          uint16_t vbucket = kVBucket) {
     Continued out;
-    const std::vector<Response> frames = parked(continue_request(id, items, bytes));
+    const std::vector<Response> frames = parked(continue_request(id, items, bytes, vbucket));
     out.frames = frames.size();
     for (const Response& frame : frames) {
       out.status = frame.status;
@@ -170,10 +173,11 @@ class RangeScanTest : public testing::PersistentBucketTest,
   }
 
   // Every key the scan `id` hands out, continuing until it completes.
-  std::vector<std::string> drain(const std::string& id, uint32_t items = 0) {
+  std::vector<std::string> drain(const std::string& id, uint32_t items = 0,
+                                 uint16_t vbucket = kVBucket) {
     std::vector<std::string> keys;
     for (int i = 0; i < 1000; ++i) {
-      const Continued part = continue_scan(id, items);
+      const Continued part = continue_scan(id, items, 0, vbucket);
       keys.insert(keys.end(), part.keys.begin(), part.keys.end());
       if (part.status != Status::RangeScanMore) {
         EXPECT_EQ(part.status, Status::RangeScanComplete);
@@ -216,6 +220,37 @@ TEST_P(RangeScanTest, ARangeComesInKeyOrderAsKeysOrAsDocuments) {
 
   // A range with nothing in it: the SDKs take KeyEnoent as an empty vbucket.
   EXPECT_EQ(create(range_json("zzz", "zzzz", true)).status, Status::KeyEnoent);
+}
+
+// memcached clients send every key on vbucket 0. An ephemeral bucket files the document under
+// the vbucket the request named, as Couchbase does, so vbucket 0's scan holds it, though the
+// engine keeps it with its key's vbucket; a persistent bucket files it under its key's vbucket.
+TEST_P(RangeScanTest, AKeySentOnAnotherVBucketIsScannedWhereItIsFiled) {
+  const std::string key = keys_in_vbucket("plain", 1).front();  // its CRC names kVBucket
+  ASSERT_EQ(c_->one({.opcode = Opcode::Set,
+                     .key = key,
+                     .value = "{}",
+                     .extras = testing::storage_extras(0, 0),
+                     .vbucket = 0})
+                .status,
+            Status::Success);
+  const std::vector<std::string> sdk_keys = keys_in_vbucket("sdk", 2);
+  for (const std::string& sdk_key : sdk_keys) store(sdk_key, "{}");
+  if (persistent()) flush();
+
+  const uint16_t filed = persistent() ? kVBucket : 0;
+  const Response in_filed = create(range_json("", "\xff", true), filed);
+  ASSERT_EQ(in_filed.status, Status::Success);
+  std::vector<std::string> expected{key};
+  if (filed == kVBucket) expected.insert(expected.end(), sdk_keys.begin(), sdk_keys.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(drain(in_filed.value, 10, filed), expected);
+  if (!persistent()) {
+    // Its key's vbucket holds the SDK's keys alone.
+    const Response in_crc = create(range_json("", "\xff", true), kVBucket);
+    ASSERT_EQ(in_crc.status, Status::Success);
+    EXPECT_EQ(drain(in_crc.value, 10), sdk_keys);
+  }
 }
 
 TEST_P(RangeScanTest, ContinueLimitsSplitAScanAndEachContinueGivesAtLeastOneItem) {

@@ -1,10 +1,11 @@
 #pragma once
 // A bucket: a named, separately accounted key space, as Couchbase has them. It owns its
-// documents (an Engine: the hash table with its quota and stats), its 1024 vbuckets (state,
-// seqno, uuid), its collections manifest, and the cluster map clients route by. Requests
-// reach it only after the connection selected it.
+// documents (an Engine: a shard per vbucket, with the quota and stats), its 1024 vbuckets
+// (state, seqno, failover log), its collections manifest, and the cluster map clients route
+// by. Requests reach it only after the connection selected it.
 //
-// Layers, as in Couchbase's data service: Bucket -> VBucket -> hash table (Engine).
+// Layers, as in Couchbase's data service: Bucket -> VBucket -> hash table. A vbucket's state
+// is its VBucket (vbucket.h); its documents are the engine's shard of the same number.
 //
 // Thread-safe. Scopes and collections change while requests run (create_scope() and the
 // rest, from the management port): requests read the manifest lock-free, and a dropped

@@ -2,6 +2,7 @@
 
 #include <span>
 
+#include "cluster/vbucket_of.h"
 #include "protocol/codec.h"
 
 namespace tern::engine {
@@ -13,6 +14,10 @@ std::optional<uint32_t> collection_of_key(std::string_view key) {
   const auto bytes = std::span(reinterpret_cast<const uint8_t*>(key.data()) + 1, key.size() - 1);
   if (protocol::leb128_decode(bytes, id) == 0) return std::nullopt;
   return id;
+}
+
+uint16_t vbucket_of_key(std::string_view key) {
+  return cluster::vbucket_of(logical_key_of(key).value_or(key), cluster::kVBucketCount);
 }
 
 std::optional<std::string_view> logical_key_of(std::string_view key) {

@@ -28,6 +28,10 @@ std::vector<storage::KeyRange> collection_key_ranges(uint32_t collection_id);
 // key of no collection, as collection_of_key().
 std::optional<std::string_view> logical_key_of(std::string_view key);
 
+// The vbucket a stored key is filed under: that of its logical key (cluster::vbucket_of over
+// kVBucketCount, as clients route it); a key of no collection hashes whole.
+uint16_t vbucket_of_key(std::string_view key);
+
 // The stored key of the logical key `logical` in collection `collection_id`: the inverse of
 // the two above.
 std::string stored_key_of(uint32_t collection_id, std::string_view logical);

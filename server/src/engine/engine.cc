@@ -39,7 +39,7 @@ KeyAccess::KeyAccess(EngineImpl& impl, std::string_view key)
     : impl_(impl),
       key_(key),
       hash_(hash_key(key)),
-      shard_(impl.shard_for(hash_)),
+      shard_(impl.shard_for(key)),
       now_(impl.clock.steady_ms()) {
   shard_.mutex.lock();
   impl.settle_flush(shard_, now_);

@@ -1,5 +1,10 @@
 #pragma once
-// The key-value engine: a sharded hash table with memcached/Couchbase semantics.
+// The key-value engine: a bucket's documents, indexed by vbucket, with memcached/Couchbase
+// semantics. Each vbucket's documents have their own shard: a hash table, the queue of its
+// changes for the flusher in seqno order, its durable writes pending and its bloom filter,
+// under one lock. A key's vbucket is the one clients route it to (vbucket_of_key), whatever
+// vbucket a request names: memcached clients send every key on vbucket 0, and keys spread
+// over 1024 locks by their CRC all the same.
 // Every method is thread-safe and either applies its whole change or none of it; one that
 // cannot allocate throws std::bad_alloc and applies none: items and memory accounting stay
 // exact, and the attempt is counted in the command stats (cmd_set, ...) like any failed one.
@@ -42,7 +47,9 @@ namespace tern::engine {
 struct Config {
   size_t memory_quota_bytes = 1024ull * 1024 * 1024;
   size_t max_item_size = 20ull * 1024 * 1024;  // value bytes
-  size_t shard_count = 256;                    // rounded up to a power of two
+  // Rounded up to a power of two, at most cluster::kVBucketCount (the default: a shard per
+  // vbucket); fewer fold vbucket v onto shard v mod shard_count.
+  size_t shard_count = 1024;
   uint32_t default_lock_seconds = 15;
   uint32_t max_lock_seconds = 30;
   // Memory pressure: above the high watermark the pressure listener is woken; a pager
@@ -351,6 +358,16 @@ class Engine {
   // Under full eviction the keys on disk only are not visited
   // (PersistenceHooks::on_disk_only tells them).
   void for_each_live_item(const std::function<void(const Item& item)>& visit);
+
+  // As for_each_live_item, for the documents filed under `vbucket` (Item::vbucket) alone.
+  // Where every document is filed under its key's vbucket (vbucket_of_key: every persistent
+  // bucket, and whatever the official SDKs write) they share one shard, visited under its lock
+  // in one go: `visit` sees the vbucket as one moment left it, and the visit costs that
+  // vbucket's documents, not the bucket's. Once a document was filed elsewhere (a memcached
+  // client's, on vbucket 0, in an ephemeral bucket), every shard is visited, as
+  // for_each_live_item does.
+  void for_each_live_item_of_vbucket(uint16_t vbucket,
+                                     const std::function<void(const Item& item)>& visit);
 
   // The CAS a plain GET reports for a locked item.
   static constexpr uint64_t kLockedCas = ~uint64_t{0};

@@ -4,6 +4,7 @@
 #include <bit>
 #include <limits>
 
+#include "cluster/vbucket_of.h"
 #include "engine/stored_item.h"
 
 namespace tern::engine {
@@ -17,7 +18,8 @@ size_t round_up_to_power_of_two(size_t n) { return std::bit_ceil(std::max<size_t
 
 EngineImpl::EngineImpl(const Config& config, const Clock& clock_in)
     : clock(clock_in),
-      shard_count(round_up_to_power_of_two(config.shard_count)),
+      shard_count(
+          std::min<size_t>(round_up_to_power_of_two(config.shard_count), cluster::kVBucketCount)),
       shard_bits(static_cast<unsigned>(std::countr_zero(shard_count))),
       memory_quota(config.memory_quota_bytes),
       high_watermark(config.memory_quota_bytes * config.high_watermark_percent / 100),

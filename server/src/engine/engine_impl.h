@@ -57,7 +57,11 @@ class ShardCounters {
   std::array<std::atomic<uint64_t>, static_cast<size_t>(Counter::Count)> values_{};
 };
 
-// Cache-line aligned so that threads working on neighbouring shards do not false-share.
+// One vbucket's documents (with the default shard count: Config::shard_count), and what the
+// engine keeps per vbucket beside them, all under one lock: as kv_engine's VBucket owns its
+// HashTable and checkpoints. A mutation numbers its change on its key's vbucket (as the
+// dispatcher files it) while it holds this lock, so `dirty` is in seqno order. Cache-line aligned
+// so that threads working on neighbouring shards do not false-share.
 struct alignas(64) Shard {
   Mutex mutex;
   HashTable table TERN_GUARDED_BY(mutex);
@@ -103,9 +107,9 @@ struct alignas(64) Shard {
 struct EngineImpl {
   EngineImpl(const Config& config, const Clock& clock);
 
-  Shard& shard_for(uint64_t hash) {
-    return shards[shard_bits == 0 ? 0 : hash >> (64 - shard_bits)];
-  }
+  // The shard holding `key`: its vbucket's (vbucket_of_key), folded onto the shard count.
+  // With the default kVBucketCount shards, shard v is vbucket v's index.
+  Shard& shard_for(std::string_view key) { return shards[vbucket_of_key(key) & (shard_count - 1)]; }
   // Unique across the engine: the shard's sequence number tagged with the shard's index.
   // A hybrid logical clock, as Couchbase's CAS is: the wall clock in nanoseconds (without
   // the shard bits) unless the shard has already issued that or more, then one more. Never
@@ -334,6 +338,20 @@ struct EngineImpl {
   // listener); cleared by take_dirty().
   std::atomic<bool> dirty_pending{false};
   std::atomic<size_t> prepared_count{0};
+
+  // Set for good once a document filed under a vbucket other than its key's is installed (an
+  // ephemeral bucket files a document under the vbucket its request named, as Couchbase does,
+  // and memcached clients name vbucket 0 for every key), so that its vbucket's shard does not
+  // hold all of that vbucket's documents: then for_each_live_item_of_vbucket visits every
+  // shard. Never set where requests are filed by their key's vbucket (every persistent bucket,
+  // and the official SDKs' requests).
+  std::atomic<bool> filed_off_shard{false};
+  void note_filing(const Shard& shard, const Item& item) {
+    if ((item.vbucket & (shard_count - 1)) != shard.index &&
+        !filed_off_shard.load(std::memory_order_relaxed)) {
+      filed_off_shard.store(true, std::memory_order_release);
+    }
+  }
 
   // The bucket's manifest (CollectionHooks::set_manifest); null: keys are not told apart.
   std::atomic<const cluster::CollectionsManifest*> manifest{nullptr};

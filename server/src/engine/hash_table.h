@@ -4,8 +4,8 @@
 //
 // A slot is the item's pointer with 16 bits of its key's hash in the pointer's unused high
 // bits (user-space addresses on x86-64 and AArch64 fit in 48 bits), as kv_engine's tagged
-// pointers do. The tag is bits 32-47 of the hash: the engine picks the shard from the top
-// bits and the slot from the low ones, so those would tell a shard's keys apart less. A lookup
+// pointers do. The tag is bits 32-47 of the hash: the table picks the slot from the low bits,
+// so keys probed together share those and would tell each other apart less by them. A lookup
 // compares tags within the index's cache line and reads an item only when its tag matches, so a hit
 // costs one line of index and one of item, and a miss rarely more than the index line. The table
 // keeps no hash per slot: growing and erasing hash the keys they move again (key_hash.h: a few ns

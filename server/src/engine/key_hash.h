@@ -1,6 +1,7 @@
 #pragma once
-// A fast 64-bit hash of a key, well mixed in every bit: the engine takes the shard from the
-// high bits and the table slot from the low bits.
+// A fast 64-bit hash of a key, well mixed in every bit: the shard's table takes the slot from
+// the low bits and the slot's tag from the middle ones (hash_table.h). The shard itself is the
+// key's vbucket, which clients compute by CRC (vbucket_of_key).
 
 #include <cstdint>
 #include <cstring>

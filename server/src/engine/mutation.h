@@ -126,6 +126,7 @@ inline void install(Shard& shard, KeyAccess& access, Slot* occupant, ItemPtr ite
     return;
   }
   const size_t tombstones_after = item->deleted ? 1 : 0;
+  access.impl().note_filing(shard, *item);
   shard.non_resident += (item->resident ? 0 : 1) - non_resident_before;
   if (occupant) {
     replaced = std::move(occupant->item);

@@ -221,7 +221,7 @@ size_t PersistenceHooks::rebuild_key_filters(storage::Store& store) {
   try {
     store.scan([&](const storage::Record& record) {
       const uint64_t hash = hash_key(record.key);
-      Shard& shard = impl_->shard_for(hash);
+      Shard& shard = impl_->shard_for(record.key);
       MutexLock lock(shard.mutex);
       // A key in memory goes into the filter if it leaves (remember_on_disk), not before.
       if (shard.table.find(hash, record.key) == HashTable::npos) {

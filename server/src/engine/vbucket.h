@@ -7,9 +7,11 @@
 // failover log keeps the histories (failover_log.h); a persistent bucket stores it beside the
 // documents (Warmup), so that a clean restart keeps the uuid.
 //
-// The documents themselves live in the bucket's hash table, shared by all its vbuckets:
-// memcached clients send every key on vbucket 0, and one table sharded by key hash keeps
-// their writes spread over many locks.
+// The vbucket's documents are the engine's shard of the same number (engine_impl.h Shard: its
+// hash table, its queue of changes in seqno order, its durable writes pending, its bloom
+// filter), which the engine owns beside this state: a key belongs to the vbucket its CRC names
+// (engine::vbucket_of_key), whatever vbucket a request sent it on, so memcached clients, which
+// send every key on vbucket 0, still spread over every vbucket's lock.
 //
 // Thread-safe: every member may be read and changed concurrently.
 

@@ -36,35 +36,27 @@ void add_keys_on_disk(engine::Engine& engine, storage::Store& store, uint16_t vb
 
 }  // namespace
 
-KeySnapshot take_key_snapshot(const KeyIndex& index, engine::Engine& engine,
-                              storage::Store* store, uint16_t vbucket, const ScanConfig& config,
-                              int64_t unix_now_seconds) {
+KeySnapshot take_key_snapshot(engine::Engine& engine, storage::Store* store, uint16_t vbucket,
+                              const ScanConfig& config, int64_t unix_now_seconds) {
   KeySnapshot out;
   const uint64_t required_seqno = config.snapshot ? config.snapshot->seqno : 0;
-  const std::span<const KeyIndex::Key> keys = index.keys(vbucket);
   // Within a collection, stored keys sort as their logical keys do.
-  auto at = keys.begin();
-  if (!config.sampling()) {
-    const std::string first = engine::stored_key_of(config.collection_id, config.start.key);
-    at = std::lower_bound(keys.begin(), keys.end(), first,
-                          [](const KeyIndex::Key& key, const std::string& bound) {
-                            return key.stored < bound;
-                          });
-  }
-  for (; at != keys.end(); ++at) {
-    const std::optional<std::string_view> logical = engine::logical_key_of(at->stored);
-    if (!logical) continue;
-    if (!config.sampling() && *logical > config.end.key) break;
-    if (!config.in_range(*logical)) continue;
-    if (required_seqno != 0 && at->seqno == required_seqno) out.required_seqno_found = true;
-    out.keys.push_back(at->stored);
-  }
-  if (store != nullptr && engine.config().full_eviction) {
-    add_keys_on_disk(engine, *store, vbucket, config, unix_now_seconds, out);
-    std::sort(out.keys.begin(), out.keys.end());
-    // A key fetched back into memory while the disk was read is in both.
-    out.keys.erase(std::unique(out.keys.begin(), out.keys.end()), out.keys.end());
-  }
+  const std::string first = config.sampling()
+                                ? std::string()
+                                : engine::stored_key_of(config.collection_id, config.start.key);
+  engine.for_each_live_item_of_vbucket(vbucket, [&](const engine::Item& item) {
+    const std::string_view key = item.key();
+    if (key < first || engine::collection_of_key(key) != config.collection_id) return;
+    const std::optional<std::string_view> logical = engine::logical_key_of(key);
+    if (!logical || !config.in_range(*logical)) return;
+    if (required_seqno != 0 && item.seqno == required_seqno) out.required_seqno_found = true;
+    out.keys.emplace_back(key);
+  });
+  const bool from_disk = store != nullptr && engine.config().full_eviction;
+  if (from_disk) add_keys_on_disk(engine, *store, vbucket, config, unix_now_seconds, out);
+  std::sort(out.keys.begin(), out.keys.end());
+  // A key fetched back into memory while the disk was read is in both.
+  if (from_disk) out.keys.erase(std::unique(out.keys.begin(), out.keys.end()), out.keys.end());
   return out;
 }
 

@@ -4,17 +4,17 @@
 // there (range_scan.h), so a document written after the create is seen with its new value or,
 // if it is new or was removed, not at all; never half, never twice.
 //
-// The keys in memory come from a KeyIndex (key_index.h), which the creates of one scan of a
-// collection share; under full eviction the vbucket's part of the range is read from disk
-// too (Store::scan_vbucket), for the keys memory holds nothing of. So it runs where a thread
-// may block (an executor task).
+// The keys in memory come from the vbucket's own shard of the engine, read in one go under its
+// lock (Engine::for_each_live_item_of_vbucket): a create costs the vbucket's documents, not the
+// bucket's. Under full eviction the vbucket's part of the range is read from disk too
+// (Store::scan_vbucket), for the keys memory holds nothing of. So it runs where a thread may
+// block (an executor task).
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "engine/engine.h"
-#include "scan/key_index.h"
 #include "scan/scan_config.h"
 #include "storage/store.h"
 
@@ -28,13 +28,12 @@ struct KeySnapshot {
 };
 
 // The keys of live documents of `config`'s collection filed under `vbucket` whose logical
-// keys lie in `config`'s range (every one, for sampling; the sample is drawn later): those of
-// `index` (of that collection, current for `vbucket`) and, under full eviction, those on disk
-// only. `store`: the bucket's, or null for an ephemeral one; records expired by
-// `unix_now_seconds` do not count. Throws storage::StoreError when the disk cannot be read.
-KeySnapshot take_key_snapshot(const KeyIndex& index, engine::Engine& engine,
-                              storage::Store* store, uint16_t vbucket, const ScanConfig& config,
-                              int64_t unix_now_seconds);
+// keys lie in `config`'s range (every one, for sampling; the sample is drawn later): those in
+// `engine`'s memory and, under full eviction, those on disk only. `store`: the bucket's, or
+// null for an ephemeral one; records expired by `unix_now_seconds` do not count. Throws
+// storage::StoreError when the disk cannot be read.
+KeySnapshot take_key_snapshot(engine::Engine& engine, storage::Store* store, uint16_t vbucket,
+                              const ScanConfig& config, int64_t unix_now_seconds);
 
 // Keeps `samples` of `keys`, drawn at random with `seed` (the same keys and seed draw the same
 // sample), in key order; all of them when there are no more than `samples`, as kv_engine does.

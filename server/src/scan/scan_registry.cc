@@ -7,7 +7,7 @@
 namespace tern::scan {
 
 ScanRegistry::ScanRegistry(const Clock& clock, RegistryLimits limits)
-    : clock_(clock), limits_(limits), key_indexes_(clock) {}
+    : clock_(clock), limits_(limits) {}
 
 size_t ScanRegistry::count_of(const void* bucket) const {
   size_t count = 0;
@@ -87,7 +87,6 @@ bool ScanRegistry::cancel(const ScanId& id, const void* bucket, uint16_t vbucket
 }
 
 size_t ScanRegistry::reap_idle() {
-  key_indexes_.drop_old();
   std::lock_guard lock(mutex_);
   const int64_t now = clock_.steady_ms();
   return std::erase_if(scans_, [&](const auto& pair) {
@@ -99,7 +98,6 @@ size_t ScanRegistry::reap_idle() {
 }
 
 void ScanRegistry::drop_bucket(const void* bucket) {
-  key_indexes_.drop_bucket(bucket);
   std::lock_guard lock(mutex_);
   std::erase_if(scans_, [&](const auto& pair) {
     if (pair.second.bucket != bucket) return false;

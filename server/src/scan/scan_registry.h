@@ -13,7 +13,6 @@
 #include <mutex>
 
 #include "common/clock.h"
-#include "scan/key_index.h"
 #include "scan/range_scan.h"
 
 namespace tern::scan {
@@ -53,18 +52,14 @@ class ScanRegistry {
   // when its continue ends (answering RangeScanCancelled). False when there is none.
   bool cancel(const ScanId& id, const void* bucket, uint16_t vbucket);
 
-  // Cancels and removes the idle scans unused for longer than Limits::idle_ms, and drops the
-  // key indexes past their age; returns how many scans went.
+  // Cancels and removes the idle scans unused for longer than Limits::idle_ms; returns how
+  // many went.
   size_t reap_idle();
 
-  // Cancels and removes every scan of `bucket`, and drops its key indexes (the bucket is going
-  // away).
+  // Cancels and removes every scan of `bucket` (the bucket is going away).
   void drop_bucket(const void* bucket);
 
   size_t size() const;
-
-  // The key indexes the creates share (key_index.h); reap_idle() drops the old ones too.
-  KeyIndexCache& key_indexes() { return key_indexes_; }
 
  private:
   struct Entry {
@@ -79,7 +74,6 @@ class ScanRegistry {
   const RegistryLimits limits_;
   mutable std::mutex mutex_;
   std::map<ScanId, Entry> scans_;  // guarded by mutex_
-  KeyIndexCache key_indexes_;
 };
 
 }  // namespace tern::scan
