@@ -76,9 +76,9 @@ struct Config {
   // on it answers NotResident (changing and counting nothing) until a background fetch has
   // read the key (restore_fetched()). A key the disk does not hold either then keeps an
   // absent marker in memory (Item::absent), so that later operations need not read the disk
-  // again; markers are evicted like anything else. A bloom filter per shard of the keys that
-  // left memory (engine/key_filter.h) spares the read for nearly every key the disk does
-  // not hold: a first insert, or a miss. Off: value eviction.
+  // again; markers are evicted like anything else. A bloom filter per shard (so per
+  // vbucket) of the keys that left memory (engine/key_filter.h) spares the read for nearly
+  // every key the disk does not hold: a first insert, or a miss. Off: value eviction.
   bool full_eviction = false;
   // Full eviction: the bound on the bloom filters' false-positive rate, in (0, 1): the share
   // of keys absent from the disk that still cost a read (Couchbase's bfilter_fp_prob).
