@@ -40,6 +40,7 @@ class CollectionsManifest;
 
 namespace tern::storage {
 class Store;
+struct Record;
 }  // namespace tern::storage
 
 namespace tern::engine {

@@ -10,6 +10,7 @@
 #include "engine/engine_impl.h"
 #include "engine/key_hash.h"
 #include "engine/mutation.h"
+#include "engine/record_item.h"
 #include "engine/stored_item.h"
 #include "storage/store.h"
 
@@ -108,52 +109,69 @@ void PersistenceHooks::raise_cas_floor(uint64_t cas) { impl_->raise_cas_floor(ca
 
 void PersistenceHooks::set_vbuckets(std::span<VBucket> vbuckets) { impl_->vbuckets = vbuckets; }
 
-PersistenceHooks::Restored PersistenceHooks::restore(MutableItemPtr item) {
+namespace {
+
+// What restore() decides by before it has an item: the stored document's key, metadata and
+// the charge its item would take. `build` makes the item, once the record is to be loaded.
+struct RestoreCandidate {
+  std::string_view key;
+  uint64_t cas = 0;
+  bool deleted = false;
+  int64_t expiry_ms = 0;
+  size_t charge = 0;
+};
+
+// PersistenceHooks::restore(), whose two forms differ only in where the item comes from.
+template <class Build>
+PersistenceHooks::Restored restore_candidate(EngineImpl& impl, const RestoreCandidate& candidate,
+                                             Build&& build) {
+  using Restored = PersistenceHooks::Restored;
   // Before deciding: even a record that is not loaded was issued its CAS.
-  impl_->raise_cas_floor(item->cas);
+  impl.raise_cas_floor(candidate.cas);
   ItemPtr replaced;  // destroyed after the lock is released
-  KeyAccess access(*impl_, item->key());
+  KeyAccess access(impl, candidate.key);
   // Dropped while warmup read it: the purge may have passed this key already.
-  if (impl_->collection_gone(item->key())) return Restored::Skipped;
+  if (impl.collection_gone(candidate.key)) return Restored::Skipped;
   Shard& shard = access.shard();
   shard.mutex.assert_held();  // KeyAccess holds it
   // Warmup runs before any fetch could leave an absent marker; were one there, it is
   // replaced like anything else.
   Slot* entry = access.occupant();
   // The key was written through another vbucket too: the later write (higher CAS) wins.
-  if (entry && entry->item->cas >= item->cas) return Restored::Skipped;
+  if (entry && entry->item->cas >= candidate.cas) return Restored::Skipped;
   // An expired document (or a tombstone due for purging) is as good as absent, and so is
   // what an older write of the key left.
-  if (EngineImpl::is_expired(*item, access.now())) {
-    if (entry) impl_->remove_slot(shard, access.index(), replaced);
+  if (candidate.expiry_ms != 0 && candidate.expiry_ms <= access.now()) {
+    if (entry) impl.remove_slot(shard, access.index(), replaced);
     return Restored::Skipped;
   }
-  const uint64_t used = impl_->mem_used.load(std::memory_order_relaxed);
+  const uint64_t used = impl.mem_used.load(std::memory_order_relaxed);
   const size_t charge_before = entry ? item_charge(*entry->item) : 0;
-  const auto fits_below = [&](const Item& candidate, uint64_t limit) {
-    return used + item_charge(candidate) <= limit + charge_before;
+  const auto fits_below = [&](size_t charge, uint64_t limit) {
+    return used + charge <= limit + charge_before;
   };
   // Values while they fit below the low watermark; past it, a document's metadata (its
   // non-resident copy, fetched back when read) and tombstones while they fit below the high
   // watermark. A newer write of a key already loaded always takes the older one's place:
   // that one must not be served.
-  // Full eviction leaves on disk what does not fit below the low watermark; a newer write
-  // still removes what an older one left in memory.
-  if (impl_->full_eviction && !fits_below(*item, impl_->low_watermark)) {
-    EngineImpl::remember_on_disk(shard, item->key());  // first: it may throw, changing nothing
-    if (entry) impl_->remove_slot(shard, access.index(), replaced);
-    if (!item->deleted) ++shard.evicted_documents;
+  // Full eviction leaves on disk what does not fit below the low watermark, without building
+  // its item; a newer write still removes what an older one left in memory.
+  if (impl.full_eviction && !fits_below(candidate.charge, impl.low_watermark)) {
+    EngineImpl::remember_on_disk(shard, candidate.key);  // first: it may throw, changing nothing
+    if (entry) impl.remove_slot(shard, access.index(), replaced);
+    if (!candidate.deleted) ++shard.evicted_documents;
     return Restored::OnDiskOnly;
   }
-  MutableItemPtr loaded = std::move(item);
+  MutableItemPtr loaded = build();
   Restored restored = Restored::Value;
   if (loaded->deleted) {
     restored = Restored::Metadata;
-  } else if (!fits_below(*loaded, impl_->low_watermark)) {
+  } else if (!fits_below(candidate.charge, impl.low_watermark)) {
     loaded = make_non_resident(*loaded);
     restored = Restored::Metadata;
   }
-  if (restored == Restored::Metadata && !entry && !fits_below(*loaded, impl_->high_watermark)) {
+  if (restored == Restored::Metadata && !entry &&
+      !fits_below(item_charge(*loaded), impl.high_watermark)) {
     return Restored::Full;
   }
   if (!entry) shard.table.reserve_one();  // may throw, before anything is charged
@@ -161,10 +179,31 @@ PersistenceHooks::Restored PersistenceHooks::restore(MutableItemPtr item) {
       static_cast<int64_t>(item_charge(*loaded)) - static_cast<int64_t>(charge_before);
   uint64_t mem_after = 0;
   size_t shortfall = 0;
-  impl_->charge(delta, /*forced=*/true, mem_after, shortfall);
+  impl.charge(delta, /*forced=*/true, mem_after, shortfall);
   shard.bytes += delta;
   install(shard, access, entry, std::move(loaded), /*insert=*/true, 0, access.now(), replaced);
   return restored;
+}
+
+}  // namespace
+
+PersistenceHooks::Restored PersistenceHooks::restore(MutableItemPtr item) {
+  const RestoreCandidate candidate{.key = item->key(),
+                                   .cas = item->cas,
+                                   .deleted = item->deleted,
+                                   .expiry_ms = item->expiry_ms,
+                                   .charge = item_charge(*item)};
+  return restore_candidate(*impl_, candidate, [&] { return std::move(item); });
+}
+
+PersistenceHooks::Restored PersistenceHooks::restore(const storage::Record& record,
+                                                     int64_t expiry_ms) {
+  const RestoreCandidate candidate{.key = record.key,
+                                   .cas = record.cas,
+                                   .deleted = record.deleted,
+                                   .expiry_ms = expiry_ms,
+                                   .charge = item_charge(record.key.size(), record.value.size())};
+  return restore_candidate(*impl_, candidate, [&] { return item_of_record(record, expiry_ms); });
 }
 
 bool PersistenceHooks::restore_value(std::string_view key, uint64_t cas, std::string_view value) {

@@ -79,6 +79,10 @@ class PersistenceHooks : private EngineJob {
     OnDiskOnly,  // full eviction: left on disk, to be fetched when needed
   };
   Restored restore(MutableItemPtr item);
+  // The same for a record read from disk, whose expiry as a deadline is `expiry_ms`
+  // (expiry_ms_of_record): its item is built only when it is loaded, so that under full
+  // eviction a record left on disk costs no copy of its value.
+  Restored restore(const storage::Record& record, int64_t expiry_ms);
 
   // Warmup: makes every CAS issued from now on greater than `cas`, as restore() does for
   // the item it is given. For each record read from disk that restore() is not given (past

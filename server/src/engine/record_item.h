@@ -16,6 +16,11 @@ namespace tern::engine {
 // Config::metadata_purge_seconds.
 MutableItemPtr item_of_record(const Engine& engine, const storage::Record& record);
 
+// The two halves of item_of_record: the record's expiry as an item's deadline
+// (Item::expiry_ms, 0 for never), and the item with that deadline.
+int64_t expiry_ms_of_record(const Engine& engine, const storage::Record& record);
+MutableItemPtr item_of_record(const storage::Record& record, int64_t expiry_ms);
+
 // The record the flusher stores for `item`: a view of its key and value, which the item must
 // outlive. A document's expiry is in Unix seconds; a tombstone's is its deletion time (its
 // purge time less Config::metadata_purge_seconds), which item_of_record turns back.

@@ -51,7 +51,7 @@ bool Warmup::load() {
     // Past the quota the rest is only counted, so the log can say exactly what stayed out.
     const PersistenceHooks::Restored restored =
         full ? PersistenceHooks::Restored::Full
-             : engine_.persistence().restore(item_of_record(engine_, record));
+             : engine_.persistence().restore(record, expiry_ms_of_record(engine_, record));
     switch (restored) {
       case PersistenceHooks::Restored::Value:
         loaded_.fetch_add(1, std::memory_order_relaxed);
