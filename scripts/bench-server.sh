@@ -87,12 +87,14 @@ pids+=("$!")
 pid_of[memcached]=$! port_of[memcached]=$memcached_port servers+=(memcached)
 wait_until_listening "$memcached_port"
 
-# Server CPU time so far (user + system), in clock ticks.
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# Server CPU time so far, in clock ticks: user, then system.
+cpu_ticks() { awk '{ print $14, $15 }' "/proc/$1/stat"; }
 ticks_per_second=$(getconf CLK_TCK)
 
 # One memaslap run against the server with pid $1 on port $2, multi-gets of $3 keys; prints
-# "ops/s p50_us p99_us server_cpu_us_per_op ops". With $4, perf counts the server's syscalls
+# "ops/s p50_us p99_us server_cpu_us_per_op user_us_per_op system_us_per_op ops" (the CPU split
+# tells the kernel's share, the sockets' work both servers pay alike, from the server's own).
+# With $4, perf counts the server's syscalls
 # into that file meanwhile. memaslap reports latency as a log2 histogram
 # (bucket r holds latencies in (2^(r-1), 2^r] us); percentiles are interpolated inside it.
 run_load() {
@@ -103,7 +105,7 @@ run_load() {
     -t "${seconds}s" -S "${seconds}s" -d "$division" -w 1k -F "$work/load.cfg" >"$out" 2>&1
   after=$(cpu_ticks "$pid")
   [ -z "$syscalls" ] || syscall_count_stop
-  awk -v cpu_seconds="$(( after - before ))/$ticks_per_second" '
+  awk -v before="$before" -v after="$after" -v hz="$ticks_per_second" '
     /^Total Statistics \(/ { in_total = 1; next }
     in_total && /Log2 Dist/ { in_dist = 1; next }
     in_dist && /^ *[0-9]+:/ {
@@ -129,8 +131,9 @@ run_load() {
     }
     END {
       p50 = percentile(0.50); p99 = percentile(0.99)
-      split(cpu_seconds, f, "/")
-      printf "%s %s %s %.2f %s\n", tps, p50, p99, f[1] / f[2] * 1e6 / ops, ops
+      split(before, b, " "); split(after, a, " ")
+      user_us = (a[1] - b[1]) / hz * 1e6 / ops; sys_us = (a[2] - b[2]) / hz * 1e6 / ops
+      printf "%s %s %s %.2f %.2f %.2f %s\n", tps, p50, p99, user_us + sys_us, user_us, sys_us, ops
     }' "$out"
 }
 
@@ -184,7 +187,7 @@ for run in $(seq "$runs"); do
         kill "$scraper_pid" && wait "$scraper_pid" 2>/dev/null || true
         scrapes=", $(cat "$work/scrapes") scrapes"
       fi
-      echo "run $run  $mode  $server: ops/s p50_us p99_us cpu_us/op ops = $line$scrapes"
+      echo "run $run  $mode  $server: ops/s p50_us p99_us cpu_us/op user system ops = $line$scrapes"
       results["$server/$mode"]+="$line"$'\n'
     done
   done
@@ -196,12 +199,14 @@ column() { printf "%s" "${results[$1]}" | awk -v c="$2" 'NF { print $c }' | medi
 
 echo
 echo "Medians of $runs runs. Latency: interpolated inside memaslap's log2 histogram buckets."
-echo "CPU: server user+system CPU time per operation (robust to machine noise)."
-printf "%-12s %-19s %10s %10s %10s %12s\n" mode server "ops/s" "p50 (us)" "p99 (us)" "CPU us/op"
+echo "CPU: server user+system CPU time per operation (robust to machine noise), and its split."
+printf "%-12s %-19s %10s %10s %10s %12s %10s %10s\n" mode server "ops/s" "p50 (us)" "p99 (us)" \
+  "CPU us/op" "user" "system"
 for mode in unpipelined pipelined; do
   for server in "${servers[@]}"; do
-    printf "%-12s %-19s %10s %10s %10s %12s\n" "$mode" "$server" "$(column "$server/$mode" 1)" \
-      "$(column "$server/$mode" 2)" "$(column "$server/$mode" 3)" "$(column "$server/$mode" 4)"
+    printf "%-12s %-19s %10s %10s %10s %12s %10s %10s\n" "$mode" "$server" \
+      "$(column "$server/$mode" 1)" "$(column "$server/$mode" 2)" "$(column "$server/$mode" 3)" \
+      "$(column "$server/$mode" 4)" "$(column "$server/$mode" 5)" "$(column "$server/$mode" 6)"
   done
   for io in "${backends[@]}"; do
     awk -v a="$(column "ternd-$io/$mode" 1)" -v b="$(column "memcached/$mode" 1)" \
