@@ -5,8 +5,8 @@
 // if it is new or was removed, not at all; never half, never twice.
 //
 // The keys in memory come from the vbucket's own shard of the engine, read in one go under its
-// lock (Engine::for_each_live_item_of_vbucket): a create costs the vbucket's documents, not the
-// bucket's. Under full eviction the vbucket's part of the range is read from disk too
+// lock (Engine::for_each_live_item_of_vbucket, which says when it must visit every shard): a
+// create costs the vbucket's documents, not the bucket's. Under full eviction the vbucket's part of the range is read from disk too
 // (Store::scan_vbucket), for the keys memory holds nothing of. So it runs where a thread may
 // block (an executor task).
 
