@@ -132,9 +132,9 @@ struct EngineImpl {
            !cas_floor.compare_exchange_weak(current, floor, std::memory_order_relaxed)) {
     }
   }
-  static bool is_expired(const Item& item, int64_t now) {
-    return item.expiry_ms != 0 && item.expiry_ms <= now;
-  }
+  static bool is_expired(const Item& item, int64_t now) { return is_due(item.expiry_ms, now); }
+  // Whether a deadline (Item::expiry_ms: 0 for never) has come.
+  static bool is_due(int64_t expiry_ms, int64_t now) { return expiry_ms != 0 && expiry_ms <= now; }
   static bool is_locked(const Slot& slot, int64_t now) { return slot.item->locked_at(now); }
 
   // Applies a flush whose time has come to `shard` and returns the items it dropped. The

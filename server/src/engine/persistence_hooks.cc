@@ -112,7 +112,7 @@ void PersistenceHooks::set_vbuckets(std::span<VBucket> vbuckets) { impl_->vbucke
 namespace {
 
 // What restore() decides by before it has an item: the stored document's key, metadata and
-// the charge its item would take. `build` makes the item, once the record is to be loaded.
+// the charge its item would take.
 struct RestoreCandidate {
   std::string_view key;
   uint64_t cas = 0;
@@ -121,7 +121,8 @@ struct RestoreCandidate {
   size_t charge = 0;
 };
 
-// PersistenceHooks::restore(), whose two forms differ only in where the item comes from.
+// PersistenceHooks::restore(), whose two forms differ only in where the item comes from:
+// `build` makes it, once the record is to be loaded.
 template <class Build>
 PersistenceHooks::Restored restore_candidate(EngineImpl& impl, const RestoreCandidate& candidate,
                                              Build&& build) {
@@ -141,7 +142,7 @@ PersistenceHooks::Restored restore_candidate(EngineImpl& impl, const RestoreCand
   if (entry && entry->item->cas >= candidate.cas) return Restored::Skipped;
   // An expired document (or a tombstone due for purging) is as good as absent, and so is
   // what an older write of the key left.
-  if (candidate.expiry_ms != 0 && candidate.expiry_ms <= access.now()) {
+  if (EngineImpl::is_due(candidate.expiry_ms, access.now())) {
     if (entry) impl.remove_slot(shard, access.index(), replaced);
     return Restored::Skipped;
   }
