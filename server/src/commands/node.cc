@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <mutex>
 
 #include "scan/scan_reaper.h"
 
@@ -43,24 +42,24 @@ std::shared_ptr<engine::Bucket> Node::find_locked(std::string_view name) const {
 }
 
 std::shared_ptr<engine::Bucket> Node::find_bucket(std::string_view name) const {
-  std::shared_lock lock(buckets_mutex_);
+  ReaderLock lock(buckets_mutex_);
   return find_locked(name);
 }
 
 std::vector<std::shared_ptr<engine::Bucket>> Node::buckets() const {
-  std::shared_lock lock(buckets_mutex_);
+  ReaderLock lock(buckets_mutex_);
   return buckets_;
 }
 
 bool Node::add_bucket(std::shared_ptr<engine::Bucket> bucket) {
-  std::unique_lock lock(buckets_mutex_);
+  WriterLock lock(buckets_mutex_);
   if (find_locked(bucket->name())) return false;
   buckets_.push_back(std::move(bucket));
   return true;
 }
 
 std::shared_ptr<engine::Bucket> Node::remove_bucket(std::string_view name) {
-  std::unique_lock lock(buckets_mutex_);
+  WriterLock lock(buckets_mutex_);
   const auto it = std::find_if(buckets_.begin(), buckets_.end(),
                                [name](const auto& bucket) { return bucket->name() == name; });
   if (it == buckets_.end()) return nullptr;
@@ -73,7 +72,7 @@ std::shared_ptr<engine::Bucket> Node::remove_bucket(std::string_view name) {
 
 std::shared_ptr<engine::Bucket> Node::initial_bucket() const {
   if (settings_.open_access) {
-    std::shared_lock lock(buckets_mutex_);
+    ReaderLock lock(buckets_mutex_);
     return buckets_.empty() ? nullptr : buckets_.front();
   }
   return settings_.anonymous_bucket.empty() ? nullptr : find_bucket(settings_.anonymous_bucket);
@@ -81,12 +80,12 @@ std::shared_ptr<engine::Bucket> Node::initial_bucket() const {
 
 void Node::set_global_map(cluster::ClusterMap map) {
   auto installed = std::make_shared<const cluster::ClusterMap>(std::move(map));
-  std::unique_lock lock(buckets_mutex_);
+  WriterLock lock(buckets_mutex_);
   global_map_ = std::move(installed);
 }
 
 std::shared_ptr<const cluster::ClusterMap> Node::global_map() const {
-  std::shared_lock lock(buckets_mutex_);
+  ReaderLock lock(buckets_mutex_);
   return global_map_;
 }
 

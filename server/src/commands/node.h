@@ -11,13 +11,13 @@
 
 #include <functional>
 #include <memory>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "auth/user.h"
 #include "common/clock.h"
+#include "common/mutex.h"
 #include "engine/bucket.h"
 #include "executor/executor.h"
 #include "scan/scan_registry.h"
@@ -89,12 +89,13 @@ class Node {
   ~Node();
 
  private:
-  std::shared_ptr<engine::Bucket> find_locked(std::string_view name) const;
+  std::shared_ptr<engine::Bucket> find_locked(std::string_view name) const
+      TERN_REQUIRES_SHARED(buckets_mutex_);
 
   const NodeSettings settings_;
-  mutable std::shared_mutex buckets_mutex_;  // guards the vector, not the buckets
-  std::vector<std::shared_ptr<engine::Bucket>> buckets_;
-  std::shared_ptr<const cluster::ClusterMap> global_map_;  // guarded by buckets_mutex_
+  mutable SharedMutex buckets_mutex_;  // guards the vector, not the buckets
+  std::vector<std::shared_ptr<engine::Bucket>> buckets_ TERN_GUARDED_BY(buckets_mutex_);
+  std::shared_ptr<const cluster::ClusterMap> global_map_ TERN_GUARDED_BY(buckets_mutex_);
   const auth::UserDirectory users_;
   const Clock& clock_;
   std::function<void(engine::Bucket&)> map_listener_;

@@ -1,11 +1,13 @@
 #pragma once
 // A std::mutex the thread-safety analysis knows (common/thread_annotations.h), and its two
 // holders: MutexLock for a scope, UniqueLock where the holder unlocks and locks again midway or
-// waits on a condition variable. Each costs exactly what the std type it wraps does.
+// waits on a condition variable. SharedMutex is a std::shared_mutex the analysis knows, held
+// by WriterLock or ReaderLock for a scope. Each costs exactly what the std type it wraps does.
 
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <shared_mutex>
 
 #include "common/thread_annotations.h"
 
@@ -69,6 +71,47 @@ class TERN_SCOPED_CAPABILITY UniqueLock {
 
  private:
   std::unique_lock<std::mutex> lock_;
+};
+
+class TERN_CAPABILITY("mutex") SharedMutex {
+ public:
+  SharedMutex() = default;
+  SharedMutex(const SharedMutex&) = delete;
+  SharedMutex& operator=(const SharedMutex&) = delete;
+
+  void lock() TERN_ACQUIRE() { mutex_.lock(); }
+  void unlock() TERN_RELEASE() { mutex_.unlock(); }
+  void lock_shared() TERN_ACQUIRE_SHARED() { mutex_.lock_shared(); }
+  void unlock_shared() TERN_RELEASE_SHARED() { mutex_.unlock_shared(); }
+
+ private:
+  std::shared_mutex mutex_;
+};
+
+// Holds `mutex` exclusively from construction to the end of the scope.
+class TERN_SCOPED_CAPABILITY WriterLock {
+ public:
+  explicit WriterLock(SharedMutex& mutex) TERN_ACQUIRE(mutex) : mutex_(mutex) { mutex_.lock(); }
+  ~WriterLock() TERN_RELEASE() { mutex_.unlock(); }
+  WriterLock(const WriterLock&) = delete;
+  WriterLock& operator=(const WriterLock&) = delete;
+
+ private:
+  SharedMutex& mutex_;
+};
+
+// Holds `mutex` shared from construction to the end of the scope.
+class TERN_SCOPED_CAPABILITY ReaderLock {
+ public:
+  explicit ReaderLock(SharedMutex& mutex) TERN_ACQUIRE_SHARED(mutex) : mutex_(mutex) {
+    mutex_.lock_shared();
+  }
+  ~ReaderLock() TERN_RELEASE() { mutex_.unlock_shared(); }
+  ReaderLock(const ReaderLock&) = delete;
+  ReaderLock& operator=(const ReaderLock&) = delete;
+
+ private:
+  SharedMutex& mutex_;
 };
 
 }  // namespace tern

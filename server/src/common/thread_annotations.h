@@ -35,6 +35,12 @@
 #define TERN_ACQUIRE(...) TERN_THREAD_ANNOTATION(acquire_capability(__VA_ARGS__))
 // On a function: it releases these locks, held on entry.
 #define TERN_RELEASE(...) TERN_THREAD_ANNOTATION(release_capability(__VA_ARGS__))
+// On a function: it takes these locks shared (a reader's hold), which it returns held.
+#define TERN_ACQUIRE_SHARED(...) TERN_THREAD_ANNOTATION(acquire_shared_capability(__VA_ARGS__))
+// On a function: it releases these locks, held shared on entry.
+#define TERN_RELEASE_SHARED(...) TERN_THREAD_ANNOTATION(release_shared_capability(__VA_ARGS__))
+// On a function: its caller must hold these locks, at least shared.
+#define TERN_REQUIRES_SHARED(...) TERN_THREAD_ANNOTATION(requires_shared_capability(__VA_ARGS__))
 // On a function: it takes the lock when it returns `result`.
 #define TERN_TRY_ACQUIRE(...) TERN_THREAD_ANNOTATION(try_acquire_capability(__VA_ARGS__))
 // On a function: returns a reference to this lock (an accessor the analysis can see through).

@@ -3,7 +3,7 @@
 namespace tern::http {
 
 double OpsRate::sample(const std::string& bucket, uint64_t total_ops, Clock::time_point now) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto [it, fresh] = last_.try_emplace(bucket, Reading{now, total_ops, 0});
   Reading& last = it->second;
   if (fresh) return 0;

@@ -6,8 +6,9 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <string>
+
+#include "common/mutex.h"
 
 namespace tern::http {
 
@@ -25,8 +26,8 @@ class OpsRate {
     uint64_t total_ops = 0;
     double rate = 0;
   };
-  std::mutex mutex_;
-  std::map<std::string, Reading> last_;
+  Mutex mutex_;
+  std::map<std::string, Reading> last_ TERN_GUARDED_BY(mutex_);
 };
 
 }  // namespace tern::http

@@ -16,13 +16,13 @@ size_t ScanRegistry::count_of(const void* bucket) const {
 }
 
 bool ScanRegistry::has_room(const void* bucket) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return count_of(bucket) < limits_.max_per_bucket;
 }
 
 std::optional<ScanId> ScanRegistry::add(const void* bucket, uint16_t vbucket, bool key_only,
                                         std::vector<std::string> keys) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (count_of(bucket) >= limits_.max_per_bucket) return std::nullopt;
   ScanId id;
   do {
@@ -40,7 +40,7 @@ std::optional<ScanId> ScanRegistry::add(const void* bucket, uint16_t vbucket, bo
 
 std::shared_ptr<RangeScan> ScanRegistry::claim(const ScanId& id, const void* bucket,
                                                uint16_t vbucket, Claim& why) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const auto found = scans_.find(id);
   if (found == scans_.end() || found->second.bucket != bucket ||
       found->second.scan->vbucket() != vbucket) {
@@ -63,7 +63,7 @@ std::shared_ptr<RangeScan> ScanRegistry::claim(const ScanId& id, const void* buc
 }
 
 void ScanRegistry::release(const std::shared_ptr<RangeScan>& scan) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const auto found = scans_.find(scan->id());
   if (found == scans_.end()) return;
   if (scan->complete() || scan->cancelled()) {
@@ -75,7 +75,7 @@ void ScanRegistry::release(const std::shared_ptr<RangeScan>& scan) {
 }
 
 bool ScanRegistry::cancel(const ScanId& id, const void* bucket, uint16_t vbucket) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const auto found = scans_.find(id);
   if (found == scans_.end() || found->second.bucket != bucket ||
       found->second.scan->vbucket() != vbucket) {
@@ -87,7 +87,7 @@ bool ScanRegistry::cancel(const ScanId& id, const void* bucket, uint16_t vbucket
 }
 
 size_t ScanRegistry::reap_idle() {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const int64_t now = clock_.steady_ms();
   return std::erase_if(scans_, [&](const auto& pair) {
     const Entry& entry = pair.second;
@@ -98,7 +98,7 @@ size_t ScanRegistry::reap_idle() {
 }
 
 void ScanRegistry::drop_bucket(const void* bucket) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   std::erase_if(scans_, [&](const auto& pair) {
     if (pair.second.bucket != bucket) return false;
     pair.second.scan->cancel();
@@ -107,7 +107,7 @@ void ScanRegistry::drop_bucket(const void* bucket) {
 }
 
 size_t ScanRegistry::size() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return scans_.size();
 }
 

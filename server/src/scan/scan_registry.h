@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 
 #include "common/clock.h"
+#include "common/mutex.h"
 #include "scan/range_scan.h"
 
 namespace tern::scan {
@@ -68,12 +68,12 @@ class ScanRegistry {
     bool busy = false;
     int64_t idle_since_ms = 0;
   };
-  size_t count_of(const void* bucket) const;  // with mutex_ held
+  size_t count_of(const void* bucket) const TERN_REQUIRES(mutex_);
 
   const Clock& clock_;
   const RegistryLimits limits_;
-  mutable std::mutex mutex_;
-  std::map<ScanId, Entry> scans_;  // guarded by mutex_
+  mutable Mutex mutex_;
+  std::map<ScanId, Entry> scans_ TERN_GUARDED_BY(mutex_);
 };
 
 }  // namespace tern::scan

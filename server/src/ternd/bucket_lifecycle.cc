@@ -73,13 +73,13 @@ BucketLifecycle::BucketLifecycle(const Options& options, executor::ExecutorPool&
                       : std::nullopt) {}
 
 BucketLifecycle::~BucketLifecycle() {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   for (const Entry& entry : entries_) executor_.unregister(entry.owner);
 }
 
 void BucketLifecycle::open(const std::vector<config::BucketSpec>& configured,
                            std::function<void()> on_all_warm) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   std::optional<state::NodeState> saved;
   if (state_file_) saved = state::read_node_state(*state_file_);
   std::vector<state::BucketState> buckets;
@@ -152,7 +152,7 @@ void BucketLifecycle::start_bucket(const state::BucketState& state, std::functio
   // Scopes and collections changed over HTTP: clients learn the new manifest uid from the map
   // (pushed to those that asked), and the state file has the change before any purge starts.
   bucket->set_manifest_listener([this](engine::Bucket& changed) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     install_map(changed);
     save_state();
   });
@@ -167,7 +167,7 @@ void BucketLifecycle::install_map(engine::Bucket& bucket) {
 
 void BucketLifecycle::set_ports(uint16_t kv_port, std::optional<uint16_t> mgmt_port,
                                 cluster::TlsPorts tls) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   kv_port_ = kv_port;
   mgmt_port_ = mgmt_port;
   tls_ports_ = tls;
@@ -177,7 +177,7 @@ void BucketLifecycle::set_ports(uint16_t kv_port, std::optional<uint16_t> mgmt_p
 }
 
 void BucketLifecycle::stop_all() {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (stopped_) return;
   stopped_ = true;
   // A clean stop loses nothing acknowledged: no request runs any more, so once a bucket's
@@ -193,14 +193,14 @@ void BucketLifecycle::stop_all() {
 }
 
 std::vector<config::BucketSpec> BucketLifecycle::bucket_settings() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   std::vector<config::BucketSpec> settings;
   for (const Entry& entry : entries_) settings.push_back(entry.state.settings);
   return settings;
 }
 
 std::optional<config::BucketSpec> BucketLifecycle::bucket_settings(std::string_view name) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   for (const Entry& entry : entries_) {
     if (entry.state.settings.name == name) return entry.state.settings;
   }
@@ -208,7 +208,7 @@ std::optional<config::BucketSpec> BucketLifecycle::bucket_settings(std::string_v
 }
 
 http::AdminResult BucketLifecycle::create_bucket(const config::BucketSpec& spec) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (node_.find_bucket(spec.name)) return {http::AdminError::Exists, ""};
   const bool persistent = spec.type == config::BucketType::Couchbase;
   if (persistent && !options_.data_dir) {
@@ -231,7 +231,7 @@ http::AdminResult BucketLifecycle::create_bucket(const config::BucketSpec& spec)
 }
 
 http::AdminResult BucketLifecycle::update_bucket(const config::BucketSpec& spec) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const auto entry = std::find_if(entries_.begin(), entries_.end(), [&spec](const Entry& e) {
     return e.state.settings.name == spec.name;
   });
@@ -253,7 +253,7 @@ http::AdminResult BucketLifecycle::update_bucket(const config::BucketSpec& spec)
 }
 
 http::AdminResult BucketLifecycle::drop_bucket(std::string_view name) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const auto entry = std::find_if(entries_.begin(), entries_.end(),
                                   [name](const Entry& e) { return e.state.settings.name == name; });
   const std::shared_ptr<engine::Bucket> bucket = node_.remove_bucket(name);

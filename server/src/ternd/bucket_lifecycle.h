@@ -22,13 +22,13 @@
 #include <filesystem>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "cluster/cluster_map.h"
 #include "commands/node.h"
+#include "common/mutex.h"
 #include "config/file_config.h"
 #include "executor/executor_pool.h"
 #include "http/node_admin.h"
@@ -75,29 +75,31 @@ class BucketLifecycle final : public http::NodeAdmin {
     executor::OwnerId owner;
   };
 
-  // Builds, starts and adds one bucket; mutex_ held.
-  void start_bucket(const state::BucketState& state, std::function<void()> on_warm);
-  void install_map(engine::Bucket& bucket);
-  // Writes the state file (when there is a data directory); mutex_ held.
-  void save_state();
-  state::NodeState current_state() const;
-  // Removes the directories of buckets dropped in an earlier run; mutex_ held.
-  void remove_pending(std::vector<std::string> directories);
+  // Builds, starts and adds one bucket.
+  void start_bucket(const state::BucketState& state, std::function<void()> on_warm)
+      TERN_REQUIRES(mutex_);
+  void install_map(engine::Bucket& bucket) TERN_REQUIRES(mutex_);
+  // Writes the state file (when there is a data directory).
+  void save_state() TERN_REQUIRES(mutex_);
+  state::NodeState current_state() const TERN_REQUIRES(mutex_);
+  // Removes the directories of buckets dropped in an earlier run.
+  void remove_pending(std::vector<std::string> directories) TERN_REQUIRES(mutex_);
 
   const Options& options_;
   executor::ExecutorPool& executor_;
   commands::Node& node_;
   const std::optional<std::filesystem::path> state_file_;
 
-  mutable std::mutex mutex_;
-  std::vector<Entry> entries_;                // in creation order
-  std::vector<std::string> pending_removal_;  // directories of dropped buckets
-  executor::OwnerId next_owner_ = 1;          // 0 is the server's own tasks
-  uint16_t kv_port_ = 0;
-  std::optional<uint16_t> mgmt_port_;
-  cluster::TlsPorts tls_ports_;
-  bool ports_known_ = false;
-  bool stopped_ = false;
+  mutable Mutex mutex_;
+  std::vector<Entry> entries_ TERN_GUARDED_BY(mutex_);  // in creation order
+  // Directories of dropped buckets.
+  std::vector<std::string> pending_removal_ TERN_GUARDED_BY(mutex_);
+  executor::OwnerId next_owner_ TERN_GUARDED_BY(mutex_) = 1;  // 0 is the server's own tasks
+  uint16_t kv_port_ TERN_GUARDED_BY(mutex_) = 0;
+  std::optional<uint16_t> mgmt_port_ TERN_GUARDED_BY(mutex_);
+  cluster::TlsPorts tls_ports_ TERN_GUARDED_BY(mutex_);
+  bool ports_known_ TERN_GUARDED_BY(mutex_) = false;
+  bool stopped_ TERN_GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace tern::ternd

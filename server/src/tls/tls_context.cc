@@ -149,7 +149,7 @@ TlsContext::SharedCtx TlsContext::load(const TlsSettings& settings) {
 std::optional<std::string> TlsContext::reload() {
   try {
     SharedCtx fresh = load(settings_);
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     current_.swap(fresh);
   } catch (const TlsError& error) {
     return error.what();
@@ -158,7 +158,7 @@ std::optional<std::string> TlsContext::reload() {
 }
 
 TlsContext::SharedCtx TlsContext::current() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return current_;
 }
 

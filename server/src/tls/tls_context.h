@@ -12,11 +12,11 @@
 #include <openssl/ssl.h>
 
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
+#include "common/mutex.h"
 #include "tls/tls_settings.h"
 
 namespace tern::tls {
@@ -68,8 +68,8 @@ class TlsContext {
   static int install_current(SSL* ssl, void* self);
 
   const TlsSettings settings_;
-  mutable std::mutex mutex_;  // guards current_ (held only to copy or swap the pointer)
-  SharedCtx current_;
+  mutable Mutex mutex_;  // held only to copy or swap the pointer
+  SharedCtx current_ TERN_GUARDED_BY(mutex_);
 };
 
 }  // namespace tern::tls
