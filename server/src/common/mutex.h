@@ -2,7 +2,8 @@
 // A std::mutex the thread-safety analysis knows (common/thread_annotations.h), and its two
 // holders: MutexLock for a scope, UniqueLock where the holder unlocks and locks again midway or
 // waits on a condition variable. SharedMutex is a std::shared_mutex the analysis knows, held
-// by WriterLock or ReaderLock for a scope. Each costs exactly what the std type it wraps does.
+// for a scope by WriterLock (exclusively; the same ScopedLock as MutexLock) or ReaderLock
+// (shared). Each costs exactly what the std type it wraps does.
 
 #include <chrono>
 #include <condition_variable>
@@ -30,18 +31,6 @@ class TERN_CAPABILITY("mutex") Mutex {
  private:
   friend class UniqueLock;
   std::mutex mutex_;
-};
-
-// Holds `mutex` from construction to the end of the scope.
-class TERN_SCOPED_CAPABILITY MutexLock {
- public:
-  explicit MutexLock(Mutex& mutex) TERN_ACQUIRE(mutex) : mutex_(mutex) { mutex_.lock(); }
-  ~MutexLock() TERN_RELEASE() { mutex_.unlock(); }
-  MutexLock(const MutexLock&) = delete;
-  MutexLock& operator=(const MutexLock&) = delete;
-
- private:
-  Mutex& mutex_;
 };
 
 // Holds `mutex` from construction, may release and take it again (unlock(), lock()), and
@@ -88,17 +77,21 @@ class TERN_CAPABILITY("mutex") SharedMutex {
   std::shared_mutex mutex_;
 };
 
-// Holds `mutex` exclusively from construction to the end of the scope.
-class TERN_SCOPED_CAPABILITY WriterLock {
+// Holds `mutex` (a Mutex, or a SharedMutex exclusively) from construction to the end of the
+// scope: as MutexLock and WriterLock.
+template <class Lockable>
+class TERN_SCOPED_CAPABILITY ScopedLock {
  public:
-  explicit WriterLock(SharedMutex& mutex) TERN_ACQUIRE(mutex) : mutex_(mutex) { mutex_.lock(); }
-  ~WriterLock() TERN_RELEASE() { mutex_.unlock(); }
-  WriterLock(const WriterLock&) = delete;
-  WriterLock& operator=(const WriterLock&) = delete;
+  explicit ScopedLock(Lockable& mutex) TERN_ACQUIRE(mutex) : mutex_(mutex) { mutex_.lock(); }
+  ~ScopedLock() TERN_RELEASE() { mutex_.unlock(); }
+  ScopedLock(const ScopedLock&) = delete;
+  ScopedLock& operator=(const ScopedLock&) = delete;
 
  private:
-  SharedMutex& mutex_;
+  Lockable& mutex_;
 };
+using MutexLock = ScopedLock<Mutex>;
+using WriterLock = ScopedLock<SharedMutex>;
 
 // Holds `mutex` shared from construction to the end of the scope.
 class TERN_SCOPED_CAPABILITY ReaderLock {
