@@ -54,6 +54,8 @@ public sealed partial class Collection
             configureBuilder(builder);
             operation = MutateInOperation.Create(key, CollectionId, builder, extras[..extrasLength], options.Cas,
                 framing[..framingLength], options.Durability, transcoder);
+            if (options.UserFlags is not null)
+                operation.Request.Require(HelloFeature.SubdocBinaryXattr);
         }
         finally
         {

@@ -289,12 +289,12 @@ internal sealed class Connection : IKvConnection, IOperationCarrier, IAsyncDispo
     private void Write(OperationBase operation)
     {
         var request = operation.Request;
-        if (request.HasFramingExtras && !_features.Has(HelloFeature.AltRequestSupport))
+        if (request.MissingFeature(_features.Negotiated) is { } missing)
         {
             _inFlight.ReleaseSlot();
             operation.Fail(new FeatureNotAvailableException(
                 $"{operation.Opcode.Name()} of key '{TernException.Describe(operation.Key)}' cannot be sent on {Name}: " +
-                "the server did not negotiate alt requests (needed for durability / preserve-TTL)", operation.Key));
+                $"the server did not negotiate {NeededFor(missing)}", operation.Key));
             return;
         }
         _bytesWritten += request.Written.Length;
@@ -303,6 +303,16 @@ internal sealed class Connection : IKvConnection, IOperationCarrier, IAsyncDispo
         _sendBuffer.Append(request, opaque, operation.VBucket);
         _requests++;
     }
+
+    // What a feature a request requires is, and what needs it: the message of a request failed unsent.
+    private static string NeededFor(HelloFeature feature) => feature switch
+    {
+        HelloFeature.AltRequestSupport => "alt requests (needed for durability / preserve-TTL)",
+        HelloFeature.SubdocBinaryXattr =>
+            "SubdocBinaryXattr (needed for binary XATTR values and user flags in a sub-document mutation, " +
+            "as transactions on binary documents send them: Couchbase Server 7.6 and later)",
+        _ => $"HELLO feature {feature} (0x{(ushort)feature:x2})",
+    };
 
     /// <summary>Removes an in-flight operation whose token was cancelled and completes it as cancelled.</summary>
     public void Cancel(OperationBase operation)

@@ -1,6 +1,8 @@
 using System.Buffers;
 using System.Buffers.Binary;
+using System.Diagnostics;
 using System.Diagnostics.CodeAnalysis;
+using System.Numerics;
 using System.Text;
 using Tern.Client.Exceptions;
 using Tern.Client.Protocol;
@@ -25,11 +27,35 @@ public sealed class RequestBuffer : IBufferWriter<byte>
     private int _extrasLength;
     private int _keyLength;
     private int _keyPrefixLength;
+    private ulong _requiredFeatures; // bit n: HelloFeature n
 
     public ReadOnlySpan<byte> Written => _buffer.AsSpan(0, _written);
 
     /// <summary>True when the request carries framing extras: it goes out as an alt request (magic 0x08).</summary>
     public bool HasFramingExtras => _framingExtrasLength > 0;
+
+    /// <summary>
+    /// Marks the request as one that only a connection which negotiated <paramref name="feature"/>
+    /// may carry (the connection fails it unsent otherwise). Framing extras require alt requests by
+    /// themselves; <see cref="Begin(string, uint?, ReadOnlySpan{byte}, ReadOnlySpan{byte})"/> clears the marks.
+    /// </summary>
+    public void Require(HelloFeature feature)
+    {
+        Debug.Assert((ushort)feature < 64, "HELLO features fit in a 64-bit mask");
+        _requiredFeatures |= 1UL << (ushort)feature;
+    }
+
+    /// <summary>The first feature this request requires that is not among <paramref name="negotiated"/>, or null.</summary>
+    public HelloFeature? MissingFeature(IReadOnlySet<HelloFeature> negotiated)
+    {
+        for (var required = _requiredFeatures; required != 0; required &= required - 1)
+        {
+            var feature = (HelloFeature)BitOperations.TrailingZeroCount(required);
+            if (!negotiated.Contains(feature))
+                return feature;
+        }
+        return null;
+    }
 
     /// <summary>The logical key bytes (no collection prefix): what locators hash.</summary>
     public ReadOnlySpan<byte> LogicalKey => _buffer.AsSpan(KeyOffset + _keyPrefixLength, _keyLength - _keyPrefixLength);
@@ -90,6 +116,7 @@ public sealed class RequestBuffer : IBufferWriter<byte>
             extras.CopyTo(span[(FrameHeader.Size + framingExtras.Length)..]);
         _framingExtrasLength = framingExtras.Length;
         _extrasLength = extras.Length;
+        _requiredFeatures = framingExtras.IsEmpty ? 0 : 1UL << (ushort)HelloFeature.AltRequestSupport;
     }
 
     /// <summary>Overwrites a big-endian u32 in the extras, e.g. flags known only once the value is encoded.</summary>

@@ -4,6 +4,7 @@ using System.Text;
 using System.Text.Unicode;
 using Tern.Client.Exceptions;
 using Tern.Client.Operations;
+using Tern.Client.Protocol;
 
 namespace Tern.Client.SubDoc;
 
@@ -99,6 +100,8 @@ internal sealed class SubdocSpecList
             throw PathTooLong(spec.Path);
         span[0] = (byte)spec.Opcode;
         span[1] = (byte)spec.Flags;
+        if ((spec.Flags & SubdocPathFlags.BinaryValue) != 0)
+            request.Require(HelloFeature.SubdocBinaryXattr);
         BinaryPrimitives.WriteUInt16BigEndian(span[2..], (ushort)pathLength);
         if (mutation)
         {
