@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <unordered_set>
 #include <utility>
 
 #include "engine/persistence_hooks.h"
@@ -103,15 +104,26 @@ bool Flusher::advance_persisted_seqnos() {
   return advanced;
 }
 
+void Flusher::drop_refused_before_flush(size_t refused) {
+  // The durable writes pending among what the store refused survive the flush, and the take
+  // gave them back: those stay queued (they are the same items), so that one leaving the
+  // index before it is written is charged as held. The rest is done with.
+  std::unordered_set<const Item*> taken_again;
+  for (size_t i = refused; i < batch_.size(); ++i) taken_again.insert(batch_[i].get());
+  std::vector<ItemPtr> dropped;
+  for (size_t i = 0; i < refused; ++i) {
+    if (!taken_again.contains(batch_[i].get())) dropped.push_back(std::move(batch_[i]));
+  }
+  engine_.persistence().flushed(dropped);
+  batch_.erase(batch_.begin(), batch_.begin() + static_cast<ptrdiff_t>(refused));
+}
+
 bool Flusher::flush_once() {
   // Read before the take: see the header for why this makes the persisted seqnos exact.
   for (size_t id = 0; id < vbuckets_.size(); ++id) snapshot_[id] = vbuckets_[id].high_seqno();
   const size_t refused_before = batch_.size();
   if (const uint64_t flush = engine_.persistence().take_dirty(batch_); flush != 0) {
-    // What a refused batch left was changed before the flush: it goes with the flush (the
-    // durable writes pending among it were taken again).
-    engine_.persistence().flushed(std::span<const ItemPtr>(batch_).first(refused_before));
-    batch_.erase(batch_.begin(), batch_.begin() + static_cast<ptrdiff_t>(refused_before));
+    drop_refused_before_flush(refused_before);
     clearing_for_ = flush;
   }
   todo_.store(batch_.size(), std::memory_order_relaxed);

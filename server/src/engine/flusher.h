@@ -90,6 +90,9 @@ class Flusher final : public executor::Task {
  private:
   // One batch: returns false when the store refused it (it stays in batch_ for a retry).
   bool flush_once();
+  // A flush came after the store refused the first `refused` items of batch_: they were
+  // changed before it, so the flush's clear takes their place and they leave batch_.
+  void drop_refused_before_flush(size_t refused);
   // Whether any vbucket numbered a change since the last run read the high seqnos.
   bool numbered_since_read() const;
   // Raises each vbucket's persisted seqno to the snapshot the run read; returns whether any

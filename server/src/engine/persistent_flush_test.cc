@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "engine/persistence.h"
 #include "engine/persistence_hooks.h"
 #include "engine/persistent_engine_fixture.h"
+#include "engine/stored_item.h"
 #include "engine/test_store.h"
 #include "executor/manual_executor.h"
 #include "storage/store_rocksdb.h"
@@ -191,6 +193,34 @@ TEST_F(PersistentFlushTest, ADurableWriteCommittedBetweenTheFlushAndTheTakeIsWri
   EXPECT_EQ(store_->clears, 1);
   EXPECT_EQ(store_->get(1, "k")->cas, written.cas);
   EXPECT_EQ(data().value_of("k"), "durable");
+}
+
+// A durable write in a batch the store refused is taken again after the flush (it survives
+// it), so the flusher still needs it: once it leaves the index (committed, then replaced)
+// while that batch is written, the quota counts it as held until the write is done.
+TEST_F(PersistentFlushTest, ADurableWriteTakenAgainAfterTheFlushIsChargedAsHeldUntilWritten) {
+  const MutationResult prepared = data().set("k", "durable", 1, 0, /*prepare=*/true);
+  store_->refuse_writes = 1;
+  executor_.run_ready();
+  ASSERT_EQ(node_->persistence.flusher()->failures(), 1u);
+  flush();
+  const uint64_t charge = item_charge(1, 7);  // "k", and a value of 7 bytes
+  std::optional<uint64_t> used_while_written;
+  store_->during_write = [&] {
+    if (used_while_written) return;  // the first write only
+    ASSERT_TRUE(data().engine.persistence().commit_prepared("k", prepared.cas));
+    data().set("k", "changed", 1);  // takes the committed write's place in the index
+    used_while_written = data().engine.mem_used();
+  };
+  clock_.advance_seconds(Flusher::kRetrySeconds);
+  executor_.run_ready();
+  ASSERT_EQ(store_->clears, 1);
+  EXPECT_EQ(used_while_written, 2 * charge)
+      << "the document in the index, and the durable write the flusher is writing";
+  executor_.run_ready();  // the change, queued during the write
+  store_->during_write = nullptr;
+  EXPECT_EQ(data().engine.mem_used(), charge);
+  EXPECT_EQ(store_->get(1, "k")->value, "changed");
 }
 
 TEST_F(PersistentFlushTest, ADelayedFlushIsRefusedOnAPersistentBucket) {
