@@ -11,7 +11,8 @@
 # that commit's ternd (built once: build/bench-base/<commit>/ternd). Each server and size
 # runs REPETITIONS times, alternated; the medians are printed with ternd/memcached ratios.
 # Environment: ITEMS (default 1000000), VALUE_SIZES (default "32 256 4096"), REPETITIONS
-# (default 3).
+# (default 3), TERND_IO (ternd's --io backend; default its own, io_uring where the kernel
+# allows: its provided receive buffers, touched as they are used, add a fixed ~2.2 MB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 items=${ITEMS:-1000000}
@@ -29,7 +30,7 @@ quota_mb=$(( (items * (16 + ${value_sizes##* }) * 2 >> 20) + 256 ))
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//');" \
      "$(free -g | awk '/^Mem:/ { print $2 }') GiB; load average $(cut -d' ' -f1-3 /proc/loadavg);" \
      "$(date -u '+%Y-%m-%d %H:%M UTC')"
-echo "servers: ternd (ephemeral bucket, quota $quota_mb MiB); $(memcached --version) -m $quota_mb"
+echo "servers: ternd (ephemeral bucket, quota $quota_mb MiB${TERND_IO:+, --io $TERND_IO}); $(memcached --version) -m $quota_mb"
 echo "load: $items keys of 16 B, one connection, pipelined SETs (kv_load --preload-only)"
 
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
@@ -52,7 +53,8 @@ measure() {
     pid=$memcached_pid port=$memcached_port
   else
     TERND=${ternd_of[$name]}
-    ternd_start "$(ternd_bench_config "$quota_mb" ephemeral)" "$TERND_WORK/data"
+    ternd_start "$(ternd_bench_config "$quota_mb" ephemeral)" "$TERND_WORK/data" \
+      ${TERND_IO:+--io "$TERND_IO"}
     until ternd_stat curr_items >/dev/null 2>&1; do sleep 0.05; done  # nothing to warm up
     pid=$TERND_PID port=$TERND_PORT
   fi
