@@ -10,7 +10,12 @@
 //   into its vbucket's list, and every list sorted. With the index fresh, 1024 creates shared
 //   one such pass.
 //
-// Both run in the same binary on the same bucket, so their ratio is a same-run one.
+// - OneVBucketBesideASpreadOne and SpreadVBucket: the same bucket after one more document is
+//   filed under vbucket 0 while its key's CRC names another (what a memcached client's write
+//   to an ephemeral bucket does). vbucket 0's documents may then lie in any shard, so its
+//   create visits every shard (SpreadVBucket); vbucket 700's still reads its own shard.
+//
+// All run in the same binary on the same bucket, so their ratios are same-run ones.
 
 #include <benchmark/benchmark.h>
 
@@ -65,6 +70,34 @@ void OneVBucket(benchmark::State& state) {
   state.counters["keys"] = static_cast<double>(keys);
 }
 
+// `bucket` after a document filed under vbucket 0 whose key's CRC names another vbucket.
+void file_one_away_from_its_shard(engine::Bucket& bucket) {
+  std::string key = "plain-0";
+  for (int i = 1; engine::vbucket_of_key(key) == 0; ++i) key = "plain-" + std::to_string(i);
+  bucket.documents().store(engine::StoreMode::Set, key, "v", 0, 0, 0, 0,
+                           {.vbucket = bucket.vbucket(0)});
+}
+
+void create_after_a_spread(benchmark::State& state, uint16_t vbucket) {
+  const auto bucket = make_bucket(state.range(0));
+  file_one_away_from_its_shard(*bucket);
+  const scan::ScanConfig config = whole_collection();
+  size_t keys = 0;
+  for (auto _ : state) {
+    const scan::KeySnapshot snapshot =
+        scan::take_key_snapshot(bucket->documents(), nullptr, vbucket, config, 0);
+    keys = snapshot.keys.size();
+    benchmark::DoNotOptimize(snapshot.keys.data());
+  }
+  state.counters["keys"] = static_cast<double>(keys);
+}
+
+void OneVBucketBesideASpreadOne(benchmark::State& state) {
+  create_after_a_spread(state, kScannedVBucket);
+}
+
+void SpreadVBucket(benchmark::State& state) { create_after_a_spread(state, 0); }
+
 void WholeBucketPass(benchmark::State& state) {
   const auto bucket = make_bucket(state.range(0));
   const scan::ScanConfig config = whole_collection();
@@ -83,6 +116,8 @@ void WholeBucketPass(benchmark::State& state) {
 }
 
 BENCHMARK(OneVBucket)->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(OneVBucketBesideASpreadOne)->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(SpreadVBucket)->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(WholeBucketPass)->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -364,9 +364,9 @@ class Engine {
   // Where every document is filed under its key's vbucket (vbucket_of_key: every persistent
   // bucket, and whatever the official SDKs write) they share one shard, visited under its lock
   // in one go: `visit` sees the vbucket as one moment left it, and the visit costs that
-  // vbucket's documents, not the bucket's. Once a document was filed elsewhere (a memcached
-  // client's, on vbucket 0, in an ephemeral bucket), every shard is visited, as
-  // for_each_live_item does.
+  // vbucket's documents, not the bucket's. Once a document of `vbucket` was filed in another
+  // shard (a memcached client's, on vbucket 0, in an ephemeral bucket), every shard is visited
+  // for that vbucket, as for_each_live_item does; the other vbuckets keep their one shard.
   void for_each_live_item_of_vbucket(uint16_t vbucket,
                                      const std::function<void(const Item& item)>& visit);
 

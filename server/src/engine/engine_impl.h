@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cluster/collections_manifest.h"
+#include "cluster/vbucket_of.h"
 #include "common/mutex.h"
 #include "engine/collection_hooks.h"
 #include "engine/collection_key.h"
@@ -339,18 +340,25 @@ struct EngineImpl {
   std::atomic<bool> dirty_pending{false};
   std::atomic<size_t> prepared_count{0};
 
-  // Set for good once a document filed under a vbucket other than its key's is installed (an
-  // ephemeral bucket files a document under the vbucket its request named, as Couchbase does,
-  // and memcached clients name vbucket 0 for every key), so that its vbucket's shard does not
-  // hold all of that vbucket's documents: then for_each_live_item_of_vbucket visits every
-  // shard. Never set where requests are filed by their key's vbucket (every persistent bucket,
-  // and the official SDKs' requests).
-  std::atomic<bool> filed_off_shard{false};
+  // Set for good for vbucket v once a document filed under v is installed in another shard
+  // than v's (an ephemeral bucket files a document under the vbucket its request named, as
+  // Couchbase does, and memcached clients name vbucket 0 for every key), so that v's shard no
+  // longer holds all of v's documents: then for_each_live_item_of_vbucket(v) visits every
+  // shard. Never set where requests are filed by their key's vbucket (every persistent
+  // bucket, and the official SDKs' requests); memcached clients set it for vbucket 0 alone.
+  std::array<std::atomic<bool>, cluster::kVBucketCount> filed_off_shard{};
   void note_filing(const Shard& shard, const Item& item) {
-    if ((item.vbucket & (shard_count - 1)) != shard.index &&
-        !filed_off_shard.load(std::memory_order_relaxed)) {
-      filed_off_shard.store(true, std::memory_order_release);
+    if (item.vbucket >= filed_off_shard.size() ||
+        (item.vbucket & (shard_count - 1)) == shard.index) {
+      return;  // a vbucket past the map is visited whole anyway
     }
+    std::atomic<bool>& filed = filed_off_shard[item.vbucket];
+    if (!filed.load(std::memory_order_relaxed)) filed.store(true, std::memory_order_release);
+  }
+  // Whether vbucket's documents may lie outside its shard.
+  bool vbucket_spread(uint16_t vbucket) const {
+    return vbucket >= filed_off_shard.size() ||
+           filed_off_shard[vbucket].load(std::memory_order_acquire);
   }
 
   // The bucket's manifest (CollectionHooks::set_manifest); null: keys are not told apart.

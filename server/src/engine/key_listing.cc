@@ -41,7 +41,7 @@ void Engine::for_each_live_item_of_vbucket(uint16_t vbucket,
   const auto of_vbucket = [&](const Item& item) {
     if (item.vbucket == vbucket) visit(item);  // a folded shard holds other vbuckets' too
   };
-  if (impl_->filed_off_shard.load(std::memory_order_acquire)) {
+  if (impl_->vbucket_spread(vbucket)) {
     for (size_t s = 0; s < impl_->shard_count; ++s) {
       visit_live_items(*impl_, impl_->shards[s], of_vbucket);
     }

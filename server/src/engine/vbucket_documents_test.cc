@@ -74,6 +74,33 @@ TEST_P(VBucketDocumentsTest, AVBucketHandsOutTheDocumentsFiledUnderIt) {
   EXPECT_EQ(keys_of(700), in_700) << "unchanged by a key filed elsewhere";
 }
 
+TEST_P(VBucketDocumentsTest, EachVBucketFindsWhatWasFiledUnderItFromAnotherShard) {
+  // Keys whose CRCs name neither vbucket they are filed under (0 and 5), as memcached clients
+  // and requests that name a vbucket of their own file them.
+  std::vector<std::string> keys;
+  for (int i = 0; keys.size() < 4; ++i) {
+    const std::string key = "spread" + std::to_string(i);
+    const uint16_t home = vbucket_of_key(key);
+    if ((home & (GetParam() - 1)) != 0 && (home & (GetParam() - 1)) != (5 & (GetParam() - 1))) {
+      keys.push_back(key);
+    }
+  }
+  store(keys[0], 0);
+  store(keys[1], 0);
+  store(keys[2], 5);
+  store(keys[3], 5);
+  std::vector<std::string> under_0{keys[0], keys[1]};
+  std::vector<std::string> under_5{keys[2], keys[3]};
+  std::sort(under_0.begin(), under_0.end());
+  std::sort(under_5.begin(), under_5.end());
+  EXPECT_EQ(keys_of(0), under_0);
+  EXPECT_EQ(keys_of(5), under_5);
+  for (const std::string& key : keys) {
+    const std::vector<std::string> at_home = keys_of(vbucket_of_key(key));
+    EXPECT_EQ(std::find(at_home.begin(), at_home.end(), key), at_home.end()) << key;
+  }
+}
+
 TEST_P(VBucketDocumentsTest, RemovedAndExpiredDocumentsAreNotHandedOut) {
   const std::string key = "gone";
   const uint16_t vbucket = vbucket_of_key(key);
