@@ -57,17 +57,21 @@ scan::ScanConfig whole_collection() {
   return config;
 }
 
-void OneVBucket(benchmark::State& state) {
-  const auto bucket = make_bucket(state.range(0));
+// Times one create: `vbucket`'s keys of the whole collection, taken from `bucket`.
+void time_create(benchmark::State& state, engine::Bucket& bucket, uint16_t vbucket) {
   const scan::ScanConfig config = whole_collection();
   size_t keys = 0;
   for (auto _ : state) {
     const scan::KeySnapshot snapshot =
-        scan::take_key_snapshot(bucket->documents(), nullptr, kScannedVBucket, config, 0);
+        scan::take_key_snapshot(bucket.documents(), nullptr, vbucket, config, 0);
     keys = snapshot.keys.size();
     benchmark::DoNotOptimize(snapshot.keys.data());
   }
   state.counters["keys"] = static_cast<double>(keys);
+}
+
+void OneVBucket(benchmark::State& state) {
+  time_create(state, *make_bucket(state.range(0)), kScannedVBucket);
 }
 
 // `bucket` after a document filed under vbucket 0 whose key's CRC names another vbucket.
@@ -81,15 +85,7 @@ void file_one_away_from_its_shard(engine::Bucket& bucket) {
 void create_after_a_spread(benchmark::State& state, uint16_t vbucket) {
   const auto bucket = make_bucket(state.range(0));
   file_one_away_from_its_shard(*bucket);
-  const scan::ScanConfig config = whole_collection();
-  size_t keys = 0;
-  for (auto _ : state) {
-    const scan::KeySnapshot snapshot =
-        scan::take_key_snapshot(bucket->documents(), nullptr, vbucket, config, 0);
-    keys = snapshot.keys.size();
-    benchmark::DoNotOptimize(snapshot.keys.data());
-  }
-  state.counters["keys"] = static_cast<double>(keys);
+  time_create(state, *bucket, vbucket);
 }
 
 void OneVBucketBesideASpreadOne(benchmark::State& state) {
