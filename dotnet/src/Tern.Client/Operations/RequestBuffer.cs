@@ -116,7 +116,9 @@ public sealed class RequestBuffer : IBufferWriter<byte>
             extras.CopyTo(span[(FrameHeader.Size + framingExtras.Length)..]);
         _framingExtrasLength = framingExtras.Length;
         _extrasLength = extras.Length;
-        _requiredFeatures = framingExtras.IsEmpty ? 0 : 1UL << (ushort)HelloFeature.AltRequestSupport;
+        _requiredFeatures = 0;
+        if (!framingExtras.IsEmpty)
+            Require(HelloFeature.AltRequestSupport);
     }
 
     /// <summary>Overwrites a big-endian u32 in the extras, e.g. flags known only once the value is encoded.</summary>
