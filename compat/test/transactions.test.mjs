@@ -223,24 +223,23 @@ it("another client's cleanup removes the attempt of a client that died before co
 });
 
 it("another client's cleanup finishes the commit of a client that died in the middle of it", async () => {
-  // Enough documents that unstaging them takes longer than a few reads of the ATR: the test
-  // kills the client once its entry says COMMITTED, with documents still staged. Should the
-  // commit outrun the watch, the round is tried again with new keys. (Still a race, made rare:
-  // on an idle machine 200 documents unstaged before the watch saw COMMITTED in three rounds.)
-  const COUNT = 400;
-  const ROUNDS = 5;
-  for (let round = 0; round < ROUNDS; round++) {
-    const prefix = `mid-commit-${RUN}-${round}-`;
-    const keys = Array.from({ length: COUNT }, (_, i) => `${prefix}${i}`);
-    for (let i = 0; i < COUNT; i += 50) {
-      await Promise.all(keys.slice(i, i + 50).map((k) => servers.coll.upsert(k, { v: 1 })));
-    }
-    const child = spawn(process.execPath,
-      // 10 s to stage the documents: on a busy machine 2 s can run out first, and the attempt rolls back.
-      [path.join(repoRoot, 'compat', 'lib', 'commit-and-die.mjs'), servers.ternd.connStr, prefix, String(COUNT), '10000']);
-    let output = '';
-    child.stderr.on('data', (d) => { output += d; });
-    const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+  // The client stages every document and waits; the test locks one of them and lets the
+  // commit go. The commit point (the ATR entry COMMITTED) passes, but the locked document
+  // refuses to be unstaged, so when the test kills the client at least that one is still
+  // staged: no race with the commit's speed.
+  const COUNT = 20;
+  const prefix = `mid-commit-${RUN}-`;
+  const keys = Array.from({ length: COUNT }, (_, i) => `${prefix}${i}`);
+  await Promise.all(keys.map((k) => servers.coll.upsert(k, { v: 1 })));
+  const child = spawn(process.execPath,
+    // 10 s for the transaction: it must not expire while it waits for the test on a busy
+    // machine, and the cleanup below takes its attempt for lost only once it has expired.
+    [path.join(repoRoot, 'compat', 'lib', 'commit-and-die.mjs'), servers.ternd.connStr, prefix, String(COUNT), '10000']);
+  let output = '';
+  child.stderr.on('data', (d) => { output += d; });
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+  let state;
+  try {
     await new Promise((resolve, reject) => {
       child.stdout.on('data', (d) => {
         output += d;
@@ -249,45 +248,41 @@ it("another client's cleanup finishes the commit of a client that died in the mi
       child.on('exit', () => reject(new Error(`the client exited before staging: ${output}`)));
     });
     const txn = (await servers.coll.lookupIn(keys[0], [LookupInSpec.get('txn', { xattr: true })])).content[0].value;
-    if (!txn) {
-      // The attempt ended (rolled back) before the watch began: a round lost, not a failure.
-      child.kill('SIGKILL');
-      await exited;
-      continue;
-    }
-    const state = async () =>
+    assert.ok(txn, `${keys[0]} is staged: ${output}`);
+    state = async () =>
       (await servers.coll.lookupIn(txn.atr.id, [LookupInSpec.get('attempts', { xattr: true })])).content[0].value?.[txn.id.atmpt]?.st;
+    assert.equal(await state(), 'PENDING');
+    const locked = await servers.coll.getAndLock(keys[0], 30);
+    child.stdin.write('commit\n');
     // Generous: the watch ends when the entry leaves PENDING, whatever the machine's speed.
-    await eventually('the ATR entry past PENDING', async () => (await state()) !== 'PENDING', { timeoutMs: 60000, intervalMs: 1 });
+    await eventually('the ATR entry past PENDING', async () => (await state()) !== 'PENDING', { timeoutMs: 60000, intervalMs: 10 });
     child.kill('SIGKILL');
     assert.equal(await exited, 'SIGKILL', output);
-    const stillStaged = [];
-    for (const k of keys) {
-      const read = await servers.coll.lookupIn(k, [LookupInSpec.exists('txn', { xattr: true })]);
-      if (read.content[0].value) stillStaged.push(k);
-    }
-    if ((await state()) !== 'COMMITTED' || stillStaged.length === 0) continue; // the commit outran the watch
-
-    // A client with a short cleanup window, once it has run a transaction in the collection,
-    // finds the expired COMMITTED attempt, unstages what is left and removes the entry.
-    const cleaner = await couchbase.connect(servers.ternd.connStr, {
-      username: USER, password: PASSWORD, transactions: { cleanupConfig: { cleanupWindow: 2000 } },
-    });
-    try {
-      await cleaner.transactions().run(async (ctx) => {
-        await ctx.insert(cleaner.bucket(BUCKET).defaultCollection(), `mid-commit-cleaner-${RUN}-${round}`, { by: 'cleaner' });
-      });
-      await eventually('the lost attempt gone from its ATR', async () => (await state()) === undefined,
-        { timeoutMs: 90000, intervalMs: 1000 });
-    } finally {
-      await cleaner.close();
-    }
-    for (const k of keys) {
-      assert.deepEqual((await servers.coll.get(k)).content, { v: 2 }, k);
-      const read = await servers.coll.lookupIn(k, [LookupInSpec.exists('txn', { xattr: true })]);
-      assert.equal(read.content[0].value, false, `${k} still carries txn`);
-    }
-    return;
+    assert.equal(await state(), 'COMMITTED', output);
+    const read = await servers.coll.lookupIn(keys[0], [LookupInSpec.exists('txn', { xattr: true })]);
+    assert.equal(read.content[0].value, true, `${keys[0]} was unstaged through its lock`);
+    await servers.coll.unlock(keys[0], locked.cas);
+  } finally {
+    child.kill('SIGKILL');
   }
-  assert.fail(`in ${ROUNDS} rounds the commit finished before the client could be killed in it`);
+
+  // A client with a short cleanup window, once it has run a transaction in the collection,
+  // finds the expired COMMITTED attempt, unstages what is left and removes the entry.
+  const cleaner = await couchbase.connect(servers.ternd.connStr, {
+    username: USER, password: PASSWORD, transactions: { cleanupConfig: { cleanupWindow: 2000 } },
+  });
+  try {
+    await cleaner.transactions().run(async (ctx) => {
+      await ctx.insert(cleaner.bucket(BUCKET).defaultCollection(), `mid-commit-cleaner-${RUN}`, { by: 'cleaner' });
+    });
+    await eventually('the lost attempt gone from its ATR', async () => (await state()) === undefined,
+      { timeoutMs: 90000, intervalMs: 1000 });
+  } finally {
+    await cleaner.close();
+  }
+  for (const k of keys) {
+    assert.deepEqual((await servers.coll.get(k)).content, { v: 2 }, k);
+    const read = await servers.coll.lookupIn(k, [LookupInSpec.exists('txn', { xattr: true })]);
+    assert.equal(read.content[0].value, false, `${k} still carries txn`);
+  }
 });
