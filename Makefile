@@ -64,7 +64,7 @@ fuzz: deps ## every libFuzzer target under ASan+UBSan for FUZZ_SECONDS (30) each
 test-under-load: deps-dotnet ## make test three times in a row beside two CPU-burning processes (RUNS=, BURNERS=)
 	@bash scripts/test-under-load.sh
 
-bench-server: deps ## ternd against memcached 1.6: same load generator, same run; syscalls per op
+bench-server: deps ## ternd against memcached 1.6: same load generator, same run; syscalls per op; BASE=<rev> also runs that commit's ternd
 	@bash scripts/bench-server.sh
 
 bench-collections: deps ## ternd: logged-in clients on a collection against anonymous classic clients, same process

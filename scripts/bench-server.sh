@@ -18,10 +18,15 @@
 #   TERND          [BUILD_DIR/server/ternd, built first] a ternd binary (absolute, or from the
 #                  repository root) to run as is instead: say, one built from an older commit,
 #                  to compare before and after
+#   BASE           [none] a commit whose ternd (built once: build/bench-base/<commit>/ternd)
+#                  runs beside this tree's in the same runs, as "ternd-base-<io>", so that a
+#                  change is measured against the code before it on the same machine at the
+#                  same time; the table then gives this ternd's ratios to it too
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/free_port.sh
 source scripts/lib/syscall_count.sh
+source scripts/lib/base_build.sh
 build_dir=${1:-build/release}
 server_threads=${SERVER_THREADS:-1}
 client_threads=${CLIENT_THREADS:-1}
@@ -38,6 +43,7 @@ ternd=${TERND:-$build_dir/server/ternd}
 [ "$(id -u)" -ne 0 ] || renice -n -10 $$ >/dev/null
 
 work=$(mktemp -d)
+base_rev=${BASE:-}
 pids=()
 cleanup() {
   [ -z "${scraper_pid:-}" ] || kill "$scraper_pid" 2>/dev/null || true
@@ -61,21 +67,34 @@ CFG
 # ternd, loaded while the scraper polls its management port.
 declare -A pid_of port_of mgmt_port_of
 servers=()
-for io in "${backends[@]}"; do
+# Starts the ternd binary $1 as server $2 on backend $3, and leaves its management port in
+# mgmt_port_of_started.
+start_ternd() {
+  local binary=$1 name=$2 io=$3 port mgmt_port
   port=$(free_port)
   mgmt_port=$(free_port)
-  "$ternd" --port "$port" --mgmt-port "$mgmt_port" --threads "$server_threads" --io "$io" \
-    2>"$work/ternd-$io.log" &
+  "$binary" --port "$port" --mgmt-port "$mgmt_port" --threads "$server_threads" --io "$io" \
+    2>"$work/$name.log" &
   pids+=("$!")
-  pid_of[ternd-$io]=$! port_of[ternd-$io]=$port servers+=("ternd-$io")
-  if [ "$scrape_interval" != 0 ]; then
-    pid_of[ternd-$io+scrape]=$! port_of[ternd-$io+scrape]=$port servers+=("ternd-$io+scrape")
-    mgmt_port_of[ternd-$io+scrape]=$mgmt_port
-  fi
+  pid_of[$name]=$! port_of[$name]=$port servers+=("$name")
   wait_until_listening "$port"
   wait_until_listening "$mgmt_port"
-  grep -q " threads on $io" "$work/ternd-$io.log" ||
-    { echo "bench-server: ternd --io $io is not serving on $io:" >&2; cat "$work/ternd-$io.log" >&2; exit 1; }
+  grep -q " threads on $io" "$work/$name.log" ||
+    { echo "bench-server: $name is not serving on $io:" >&2; cat "$work/$name.log" >&2; exit 1; }
+  mgmt_port_of_started=$mgmt_port
+}
+base_ternd=
+if [ -n "$base_rev" ]; then
+  base_ternd=$(TERND_WORK=$work base_ternd "$base_rev")
+fi
+for io in "${backends[@]}"; do
+  start_ternd "$ternd" "ternd-$io" "$io"
+  if [ "$scrape_interval" != 0 ]; then
+    pid_of[ternd-$io+scrape]=${pid_of[ternd-$io]} port_of[ternd-$io+scrape]=${port_of[ternd-$io]}
+    servers+=("ternd-$io+scrape")
+    mgmt_port_of[ternd-$io+scrape]=$mgmt_port_of_started
+  fi
+  [ -z "$base_ternd" ] || start_ternd "$base_ternd" "ternd-base-$io" "$io"
 done
 
 memcached_port=$(free_port)
@@ -165,6 +184,7 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 echo "load: memcaslap --binary -T $client_threads -c $connections -t ${seconds}s, 16 B keys," \
      "100 B values, GET:SET 9:1; pipelined = multi-get of $depth keys (-d $depth)"
 echo "servers: $ternd --threads $server_threads --io {${backends[*]}}; memcached -B binary -t $server_threads"
+[ -z "$base_ternd" ] || echo "base: $base_ternd (commit $(git rev-parse --short "$base_rev^{commit}")) as ternd-base-{${backends[*]}}"
 echo
 
 declare -A results
@@ -213,6 +233,12 @@ for mode in unpipelined pipelined; do
         -v ca="$(column "ternd-$io/$mode" 4)" -v cb="$(column "memcached/$mode" 4)" -v m="$mode" \
         -v s="ternd-$io" \
       'BEGIN { printf "%-12s %s/memcached: throughput %.2f, CPU per op %.2f\n", m, s, a / b, ca / cb }'
+    [ -z "$base_ternd" ] ||
+      awk -v a="$(column "ternd-$io/$mode" 1)" -v b="$(column "ternd-base-$io/$mode" 1)" \
+          -v ca="$(column "ternd-$io/$mode" 4)" -v cb="$(column "ternd-base-$io/$mode" 4)" \
+          -v ua="$(column "ternd-$io/$mode" 5)" -v ub="$(column "ternd-base-$io/$mode" 5)" \
+          -v m="$mode" -v s="ternd-$io" \
+        'BEGIN { printf "%-12s %s/ternd-base: throughput %.2f, CPU per op %.2f, user CPU per op %.2f\n", m, s, a / b, ca / cb, ua / ub }'
     [ "$scrape_interval" = 0 ] ||
       awk -v a="$(column "ternd-$io+scrape/$mode" 1)" -v b="$(column "ternd-$io/$mode" 1)" \
           -v ca="$(column "ternd-$io+scrape/$mode" 4)" -v cb="$(column "ternd-$io/$mode" 4)" \
@@ -228,7 +254,7 @@ if syscall_count_usable; then
   echo "Syscalls per op: perf stat on the server process (all its threads) during one more" \
        "run of each mode, divided by the ops memaslap completed."
   echo "recv: read/readv/recvfrom/recvmsg; send: write/writev/sendto/sendmsg; total: every syscall."
-  printf "%-12s %-12s %8s %8s %8s %11s %10s %12s\n" mode server total recv send epoll_wait \
+  printf "%-12s %-16s %8s %8s %8s %11s %10s %12s\n" mode server total recv send epoll_wait \
     epoll_ctl io_uring_enter
   for mode in unpipelined pipelined; do
     division=1
@@ -239,7 +265,7 @@ if syscall_count_usable; then
       # The run's last field is the ops it completed.
       read -r total recv send wait ctl enter \
         <<<"$(syscall_count_per_op "$work/syscalls.csv" "${line##* }")"
-      printf "%-12s %-12s %8s %8s %8s %11s %10s %12s\n" \
+      printf "%-12s %-16s %8s %8s %8s %11s %10s %12s\n" \
         "$mode" "$server" "$total" "$recv" "$send" "$wait" "$ctl" "$enter"
     done
   done
