@@ -83,9 +83,9 @@ start_ternd() {
     { echo "bench-server: $name is not serving on $io:" >&2; cat "$work/$name.log" >&2; exit 1; }
   mgmt_port_of_started=$mgmt_port
 }
-base_ternd=
+base_binary=
 if [ -n "$base_rev" ]; then
-  base_ternd=$(TERND_WORK=$work base_ternd "$base_rev")
+  base_binary=$(TERND_WORK=$work base_ternd "$base_rev")
 fi
 for io in "${backends[@]}"; do
   start_ternd "$ternd" "ternd-$io" "$io"
@@ -94,7 +94,7 @@ for io in "${backends[@]}"; do
     servers+=("ternd-$io+scrape")
     mgmt_port_of[ternd-$io+scrape]=$mgmt_port_of_started
   fi
-  [ -z "$base_ternd" ] || start_ternd "$base_ternd" "ternd-base-$io" "$io"
+  [ -z "$base_binary" ] || start_ternd "$base_binary" "ternd-base-$io" "$io"
 done
 
 memcached_port=$(free_port)
@@ -184,7 +184,7 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 echo "load: memcaslap --binary -T $client_threads -c $connections -t ${seconds}s, 16 B keys," \
      "100 B values, GET:SET 9:1; pipelined = multi-get of $depth keys (-d $depth)"
 echo "servers: $ternd --threads $server_threads --io {${backends[*]}}; memcached -B binary -t $server_threads"
-[ -z "$base_ternd" ] || echo "base: $base_ternd (commit $(git rev-parse --short "$base_rev^{commit}")) as ternd-base-{${backends[*]}}"
+[ -z "$base_binary" ] || echo "base: $base_binary (commit $(git rev-parse --short "$base_rev^{commit}")) as ternd-base-{${backends[*]}}"
 echo
 
 declare -A results
@@ -233,7 +233,7 @@ for mode in unpipelined pipelined; do
         -v ca="$(column "ternd-$io/$mode" 4)" -v cb="$(column "memcached/$mode" 4)" -v m="$mode" \
         -v s="ternd-$io" \
       'BEGIN { printf "%-12s %s/memcached: throughput %.2f, CPU per op %.2f\n", m, s, a / b, ca / cb }'
-    [ -z "$base_ternd" ] ||
+    [ -z "$base_binary" ] ||
       awk -v a="$(column "ternd-$io/$mode" 1)" -v b="$(column "ternd-base-$io/$mode" 1)" \
           -v ca="$(column "ternd-$io/$mode" 4)" -v cb="$(column "ternd-base-$io/$mode" 4)" \
           -v ua="$(column "ternd-$io/$mode" 5)" -v ub="$(column "ternd-base-$io/$mode" 5)" \
