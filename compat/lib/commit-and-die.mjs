@@ -1,5 +1,5 @@
 // A process of its own whose transaction commits while the test that spawned it watches, for
-// the mid-commit test in test/transactions.test.mjs:
+// the mid-commit tests in test/transactions.test.mjs and in Tern.Client's CleanupInteropTests:
 //   node commit-and-die.mjs CONNSTR KEY_PREFIX COUNT TIMEOUT_MS
 // It replaces KEY_PREFIX0 .. KEY_PREFIX{COUNT-1} with { v: 2 } in one transaction, prints
 // "staged" once every one is staged (each one's txn XATTR names the ATR entry, still PENDING),

@@ -15,11 +15,8 @@ namespace Tern.Client.Tests.Transactions.Interop;
 [Collection(nameof(Integration.FaultCollection))]
 public class CleanupInteropTests(CleanupInteropTests.ShortWindowFixture fixture) : IClassFixture<CleanupInteropTests.ShortWindowFixture>
 {
-    // Enough documents that unstaging them outlasts a few reads of the ATR and a kill: the kill lands mid-commit.
-    private const int MidCommitDocuments = 200;
-
-    // Tries at killing a Node client mid-commit, which the test can only watch for (see KillMidCommit).
-    private const int Rounds = 5;
+    // The documents a client killed mid-commit replaces: a few, since the kill no longer races their unstaging.
+    private const int MidCommitDocuments = 20;
 
     private readonly string _run = Guid.NewGuid().ToString("N")[..8];
 
@@ -99,7 +96,7 @@ public class CleanupInteropTests(CleanupInteropTests.ShortWindowFixture fixture)
     public async Task TernClientFinishesTheCommitOfANodeClientKilledInTheMiddleOfIt()
     {
         var (prefix, entry) = await KillMidCommit(
-            prefix => ChildProcess.Node("commit-and-die.mjs", ConnectionString, prefix, MidCommitDocuments.ToString(), "5000"),
+            prefix => ChildProcess.Node("commit-and-die.mjs", ConnectionString, prefix, MidCommitDocuments.ToString(), "10000"),
             stopsAtCommitPoint: false);
         await using (await CleanerAsync())
             await WaitUntilGone(entry, "");
@@ -109,43 +106,43 @@ public class CleanupInteropTests(CleanupInteropTests.ShortWindowFixture fixture)
     /// <summary>
     /// Runs a client that commits <see cref="MidCommitDocuments"/> replaces and kills it once its ATR
     /// entry says COMMITTED with documents still staged. The Tern.TransactionDriver stops there by
-    /// itself (<paramref name="stopsAtCommitPoint"/>); the Node.js SDK has no such hook, so the test
-    /// watches the entry and kills on the change, and should the commit outrun the watch, the
-    /// round is tried again with new keys.
+    /// itself (<paramref name="stopsAtCommitPoint"/>). The Node.js SDK has no such hook, so its
+    /// child (compat/lib/commit-and-die.mjs) waits once every document is staged, and the test
+    /// locks the first before it lets the commit go: the commit point passes, but the locked
+    /// document cannot be unstaged, so it is still staged when the kill comes, however fast the
+    /// commit is.
     /// </summary>
     private async Task<(string Prefix, (string Atr, string Attempt) Entry)> KillMidCommit(Func<string, ChildProcess> start,
         bool stopsAtCommitPoint)
     {
-        var rounds = new List<string>();
-        for (var round = 0; round < Rounds; round++)
+        var prefix = $"mid-commit-{_run}-";
+        await Task.WhenAll(Enumerable.Range(0, MidCommitDocuments).Select(i => Collection.UpsertAsync($"{prefix}{i}", new { v = 1 }).AsTask()));
+        await using var doomed = start(prefix);
+        await doomed.ExpectLineAsync("staged");
+        var entry = await EntryOf($"{prefix}0") ?? throw new Xunit.Sdk.XunitException($"{prefix}0 is not staged: {doomed.Output}");
+        if (stopsAtCommitPoint)
         {
-            var prefix = $"mid-commit-{_run}-{round}-";
-            await Task.WhenAll(Enumerable.Range(0, MidCommitDocuments).Select(i => Collection.UpsertAsync($"{prefix}{i}", new { v = 1 }).AsTask()));
-            await using var doomed = start(prefix);
-            await doomed.ExpectLineAsync("staged");
-            if (await EntryOf($"{prefix}0") is not { } entry)
-            {
-                rounds.Add("the attempt ended before the watch began");
-                continue;
-            }
-            if (stopsAtCommitPoint)
-                await doomed.ExpectLineAsync("committed");
-            else
-                await Poll.UntilLongAsync(async () => await StateOf(entry) != "PENDING", "the ATR entry never left PENDING", intervalMs: 0);
+            await doomed.ExpectLineAsync("committed");
             await doomed.KillAsync();
-            var stillStaged = 0;
-            for (var i = 0; i < MidCommitDocuments; i++)
-            {
-                using var links = await Collection.LookupInAsync($"{prefix}{i}", specs => specs.Exists("txn", isXattr: true));
-                stillStaged += links.Exists(0) ? 1 : 0;
-            }
-            var state = await StateOf(entry);
-            if (state == "COMMITTED" && stillStaged > 0)
-                return (prefix, entry);
-            rounds.Add($"entry {state ?? "gone"}, {stillStaged} documents staged");
-            Assert.False(stopsAtCommitPoint, $"stopped at its commit point, yet {rounds[^1]}");
         }
-        throw new Xunit.Sdk.XunitException($"in {Rounds} rounds the commit finished before the client could be killed in it: {string.Join("; ", rounds)}");
+        else
+        {
+            Assert.Equal("PENDING", await StateOf(entry));
+            using var locked = await Collection.GetAndLockAsync($"{prefix}0", TimeSpan.FromSeconds(30));
+            await doomed.WriteLineAsync("commit");
+            await Poll.UntilLongAsync(async () => await StateOf(entry) != "PENDING", "the ATR entry never left PENDING", intervalMs: 10);
+            await doomed.KillAsync();
+            await Collection.UnlockAsync($"{prefix}0", locked.Cas);
+        }
+        var stillStaged = 0;
+        for (var i = 0; i < MidCommitDocuments; i++)
+        {
+            using var links = await Collection.LookupInAsync($"{prefix}{i}", specs => specs.Exists("txn", isXattr: true));
+            stillStaged += links.Exists(0) ? 1 : 0;
+        }
+        var state = await StateOf(entry);
+        Assert.True(state == "COMMITTED" && stillStaged > 0, $"entry {state ?? "gone"}, {stillStaged} documents staged: {doomed.Output}");
+        return (prefix, entry);
     }
 
     /// <summary>What the lost attempt staged is abandoned: a new transaction writes over it.</summary>
