@@ -5,8 +5,8 @@
 # tree's create, which reads the vbucket's own shard, against the whole-bucket pass a create
 # made before the engine kept a shard per vbucket (server/bench/scan_create_bench.cc), medians
 # of the same run, and their ratio; then the same create beside a vbucket whose documents are
-# spread over the shards (a memcached client's writes), and that vbucket's own create. REPETITIONS (default 3) and MIN_TIME (seconds, default 0.5)
-# as in scripts/lib/gbench.sh.
+# spread over the shards (a memcached client's writes), and that vbucket's own create.
+# REPETITIONS (default 3) and MIN_TIME (seconds, default 0.5) as in scripts/lib/gbench.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/gbench.sh

@@ -64,11 +64,11 @@ cmd
 CFG
 
 # Each server by name: ternd-epoll, ternd-uring, memcached; "ternd-<io>+scrape" is the same
-# ternd, loaded while the scraper polls its management port.
-declare -A pid_of port_of mgmt_port_of
+# ternd, loaded while the scraper polls its management port (scrape_port_of names it for those
+# rows alone).
+declare -A pid_of port_of scrape_port_of mgmt_port_of
 servers=()
-# Starts the ternd binary $1 as server $2 on backend $3, and leaves its management port in
-# mgmt_port_of_started.
+# Starts the ternd binary $1 as server $2 on backend $3 (its management port: mgmt_port_of).
 start_ternd() {
   local binary=$1 name=$2 io=$3 port mgmt_port
   port=$(free_port)
@@ -76,12 +76,11 @@ start_ternd() {
   "$binary" --port "$port" --mgmt-port "$mgmt_port" --threads "$server_threads" --io "$io" \
     2>"$work/$name.log" &
   pids+=("$!")
-  pid_of[$name]=$! port_of[$name]=$port servers+=("$name")
+  pid_of[$name]=$! port_of[$name]=$port mgmt_port_of[$name]=$mgmt_port servers+=("$name")
   wait_until_listening "$port"
   wait_until_listening "$mgmt_port"
   grep -q " threads on $io" "$work/$name.log" ||
     { echo "bench-server: $name is not serving on $io:" >&2; cat "$work/$name.log" >&2; exit 1; }
-  mgmt_port_of_started=$mgmt_port
 }
 base_binary=
 if [ -n "$base_rev" ]; then
@@ -92,7 +91,7 @@ for io in "${backends[@]}"; do
   if [ "$scrape_interval" != 0 ]; then
     pid_of[ternd-$io+scrape]=${pid_of[ternd-$io]} port_of[ternd-$io+scrape]=${port_of[ternd-$io]}
     servers+=("ternd-$io+scrape")
-    mgmt_port_of[ternd-$io+scrape]=$mgmt_port_of_started
+    scrape_port_of[ternd-$io+scrape]=${mgmt_port_of[ternd-$io]}
   fi
   [ -z "$base_binary" ] || start_ternd "$base_binary" "ternd-base-$io" "$io"
 done
@@ -197,8 +196,8 @@ for run in $(seq "$runs"); do
     [ "$mode" = pipelined ] && division=$depth
     for server in "${order[@]}"; do
       scraper_pid=
-      if [ -n "${mgmt_port_of[$server]:-}" ]; then
-        scraper "${mgmt_port_of[$server]}" "$work/scrapes" &
+      if [ -n "${scrape_port_of[$server]:-}" ]; then
+        scraper "${scrape_port_of[$server]}" "$work/scrapes" &
         scraper_pid=$!
       fi
       line=$(run_load "${pid_of[$server]}" "${port_of[$server]}" "$division")
@@ -260,7 +259,7 @@ if syscall_count_usable; then
     division=1
     [ "$mode" = pipelined ] && division=$depth
     for server in "${servers[@]}"; do
-      [ -z "${mgmt_port_of[$server]:-}" ] || continue  # the scraper's rows: throughput only
+      [ -z "${scrape_port_of[$server]:-}" ] || continue  # the scraper's rows: throughput only
       line=$(run_load "${pid_of[$server]}" "${port_of[$server]}" "$division" "$work/syscalls.csv")
       # The run's last field is the ops it completed.
       read -r total recv send wait ctl enter \
