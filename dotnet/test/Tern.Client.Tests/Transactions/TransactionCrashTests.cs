@@ -64,6 +64,21 @@ public class TransactionCrashTests(CouchbaseFixture fixture) : IClassFixture<Cou
     {
         fixture.Server.Kill();
         await fixture.Server.RestartAsync();
+        // The fixture's client saw its connection die, and fails operations at once while it backs
+        // off before connecting again (NodeUnavailableException), as it should: the assertions
+        // read through it, so wait until it is back, however long its backoff lasts.
+        await Poll.UntilLongAsync(async () =>
+        {
+            try
+            {
+                await Collection.ExistsAsync($"crash-probe-{_run}");
+                return true;
+            }
+            catch (Exceptions.NodeUnavailableException)
+            {
+                return false;
+            }
+        }, "the fixture's client never connected to the restarted ternd", intervalMs: 20);
     }
 
     private async Task<Cluster> ConnectAsync(Func<Task>? afterCommitPoint) =>
