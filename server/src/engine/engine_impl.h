@@ -58,6 +58,17 @@ class ShardCounters {
   std::array<std::atomic<uint64_t>, static_cast<size_t>(Counter::Count)> values_{};
 };
 
+// A pass of eviction's hand over the shards, evicting the items last used before a moment
+// (EngineImpl::evict). A moment rather than an idle time, so that a sweep that lasts takes
+// no more recently used items than it took when it began.
+struct EvictionSweep {
+  bool active = false;
+  int64_t used_before_ms = 0;  // on the engine's steady clock
+  size_t shard = 0;            // where the hand is: a shard...
+  size_t slot = 0;             // ...and the next slot in it
+  size_t shards_left = 0;      // the shards it has still to pass, this one included
+};
+
 // One vbucket's documents (with the default shard count: Config::shard_count), and what the
 // engine keeps per vbucket beside them, all under one lock: as kv_engine's VBucket owns its
 // HashTable and checkpoints. A mutation numbers its change on its key's vbucket (as the
@@ -184,8 +195,10 @@ struct EngineImpl {
 
   // Evicts least recently used unlocked items until bytes_to_free are freed or nothing
   // more can be (or memory to do it cannot be allocated); returns the bytes freed. Never
-  // throws. Call with no shard lock held. In a persistent
-  // bucket only values go (value eviction): see eviction_gain().
+  // throws. Call with no shard lock held. In a persistent bucket only values go (value
+  // eviction): see eviction_gain(). While memory is above the low watermark, calls share
+  // one sweep, which takes the least recently used items of the band between the watermarks
+  // rather than those of each call's bytes (engine_maintenance.cc).
   size_t evict(size_t bytes_to_free);
 
   // Persistent buckets: whether the disk holds `item`, told by its seqno: the flusher's
@@ -323,7 +336,11 @@ struct EngineImpl {
   uint64_t flush_untaken TERN_GUARDED_BY(flush_mutex) = 0;
   std::atomic<uint64_t> cmd_flush{0};
 
-  std::atomic<size_t> evict_start{0};
+  // Eviction's sweep (engine_maintenance.cc): where its hand is and the idle time it evicts
+  // from, shared by the calls that evict while memory is above the low watermark.
+  Mutex sweep_mutex;
+  EvictionSweep sweep TERN_GUARDED_BY(sweep_mutex);
+  std::atomic<size_t> evict_start{0};  // the shard the next sweep starts at
 
   std::atomic<int64_t> last_pressure_signal_ms;
   Mutex listener_mutex;

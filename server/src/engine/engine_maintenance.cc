@@ -13,11 +13,13 @@ namespace {
 
 constexpr uint64_t kFlushSequenceMask = (uint64_t{1} << kFlushSequenceBits) - 1;
 // Slots eviction looks at to estimate which access times are old: in all, and at least
-// per shard.
+// per shard (a line of index; a new table has as many slots).
 constexpr size_t kEvictionSampleSlots = 8192;
-constexpr size_t kEvictionSampleSlotsPerShard = 64;
+constexpr size_t kEvictionSampleSlotsPerShard = 8;
 // Slots eviction scans per acquisition of a shard's lock.
 constexpr size_t kEvictionScanStep = 1024;
+// A sweep older than this starts afresh: Item::idle_ms() counts up to 49 days.
+constexpr int64_t kLongestSweepMs = int64_t{24} * 24 * 3600 * 1000;
 
 struct AccessSample {
   uint32_t idle_ms;  // Item::idle_ms
@@ -106,32 +108,40 @@ size_t evict_slot(EngineImpl& impl, Shard& shard, size_t index, std::vector<Item
   return freed;
 }
 
-// Evicts items idle for `min_idle_ms` or longer until `freed` reaches `target`, adding what
-// each eviction frees as it goes, so that the count stays exact when one throws.
-void evict_idle(EngineImpl& impl, uint32_t min_idle_ms, size_t target, size_t& freed) {
-  const size_t start = impl.evict_start.fetch_add(1, std::memory_order_relaxed);
-  for (size_t k = 0; k < impl.shard_count && freed < target; ++k) {
-    Shard& shard = impl.shards[(start + k) & (impl.shard_count - 1)];
-    // A large shard is scanned in bounded steps so that its lock is never held for long;
-    // the table may change between steps, which only makes the scan more approximate.
-    for (size_t i = 0; freed < target;) {
-      std::vector<ItemPtr> evicted;  // destroyed after the lock is released
-      MutexLock lock(shard.mutex);
-      const int64_t now = impl.clock.steady_ms();
-      impl.settle_flush(shard, now);
-      const size_t end = std::min(shard.table.capacity(), i + kEvictionScanStep);
-      if (i >= end) break;
-      while (i < end && freed < target) {
-        const Slot& slot = shard.table.at(i);
-        if (!slot.item || slot.item->idle_ms(now) < min_idle_ms ||
-            impl.eviction_gain(shard, slot, now) == 0) {
-          ++i;
-          continue;
-        }
-        freed += evict_slot(impl, shard, i, evicted, i);
+// Moves `sweep`'s hand on, evicting the items last used before its moment, until `freed`
+// reaches `target` or the hand has passed every shard (then the sweep is over). Adds what each
+// eviction frees as it goes, so that the count stays exact when one throws.
+void sweep_on(EngineImpl& impl, EvictionSweep& sweep, size_t target, size_t& freed) {
+  while (sweep.shards_left > 0 && freed < target) {
+    Shard& shard = impl.shards[sweep.shard];
+    // A large shard is passed in bounded steps so that its lock is never held for long; the
+    // table may change between steps, which only makes the sweep more approximate.
+    std::vector<ItemPtr> evicted;  // destroyed after the lock is released
+    MutexLock lock(shard.mutex);
+    const int64_t now = impl.clock.steady_ms();
+    impl.settle_flush(shard, now);
+    const auto min_idle_ms =
+        static_cast<uint32_t>(std::clamp<int64_t>(now - sweep.used_before_ms, 0, kLongestSweepMs));
+    const size_t capacity = shard.table.capacity();
+    const size_t end = std::min(capacity, sweep.slot + kEvictionScanStep);
+    size_t i = sweep.slot;
+    while (i < end && freed < target) {
+      const Slot& slot = shard.table.at(i);
+      if (!slot.item || slot.item->idle_ms(now) < min_idle_ms ||
+          impl.eviction_gain(shard, slot, now) == 0) {
+        ++i;
+        continue;
       }
+      freed += evict_slot(impl, shard, i, evicted, i);
+    }
+    sweep.slot = i;
+    if (i >= capacity) {
+      sweep.slot = 0;
+      sweep.shard = (sweep.shard + 1) & (impl.shard_count - 1);
+      --sweep.shards_left;
     }
   }
+  sweep.active = sweep.shards_left > 0;
 }
 
 }  // namespace
@@ -211,16 +221,46 @@ size_t EngineImpl::eviction_gain(const Shard& shard, const Slot& slot, int64_t n
   return item.value().size();  // the non-resident copy keeps the rest
 }
 
+// Why a sweep. The threshold a sample sets for what one call wants is met by that share of
+// the items, wherever they are, so a call that wants a few KiB passes nearly every item to
+// find them, each a cache miss. Under memory pressure the pager frees memory a slice at a
+// time and writes that do not fit evict what they lack, so that cost was paid again and
+// again. Above the low watermark the threshold is therefore set for at least the band between
+// the watermarks, and the calls take turns moving one hand on until it has passed every
+// shard: a pass frees a band's worth with one visit to each item, as kv_engine's item pager
+// does. The items it takes are then the least recently used of the band, not of each call's
+// bytes. Below the low watermark every call starts its own sweep for what it wants.
 size_t EngineImpl::evict(size_t bytes_to_free) {
   size_t freed = 0;
-  // Two rounds guided by sampled access times, then a last one that takes anything
+  // Two sweeps guided by sampled access times, then a last one that takes anything
   // evictable rather than fail while there is memory to free.
   constexpr int kRounds = 3;
   try {
     for (int round = 0; round < kRounds && freed < bytes_to_free; ++round) {
-      const uint32_t min_idle_ms =
-          round + 1 < kRounds ? estimate_eviction_cutoff(*this, bytes_to_free - freed) : 0;
-      evict_idle(*this, min_idle_ms, bytes_to_free, freed);
+      const uint64_t used = mem_used.load(std::memory_order_relaxed);
+      const uint64_t low = low_watermark.load(std::memory_order_relaxed);
+      const uint64_t high = high_watermark.load(std::memory_order_relaxed);
+      const bool pressure = used > low;
+      const bool last_round = round + 1 == kRounds;
+      EvictionSweep turn;
+      if (round == 0 && pressure) {
+        MutexLock lock(sweep_mutex);
+        turn = sweep;
+      }
+      if (!turn.active || clock.steady_ms() - turn.used_before_ms > kLongestSweepMs) {
+        uint64_t share = bytes_to_free - freed;
+        if (pressure) share = std::max({share, used - low, high > low ? high - low : 0});
+        const uint32_t min_idle_ms = last_round ? 0 : estimate_eviction_cutoff(*this, share);
+        turn = {.active = true,
+                .used_before_ms = clock.steady_ms() - min_idle_ms,
+                .shard = evict_start.fetch_add(1, std::memory_order_relaxed) & (shard_count - 1),
+                .shards_left = shard_count};
+      }
+      sweep_on(*this, turn, bytes_to_free, freed);
+      // The last round takes anything evictable, for this call alone.
+      if (last_round) turn.active = false;
+      MutexLock lock(sweep_mutex);
+      sweep = turn;
     }
   } catch (const std::bad_alloc&) {
     // Each eviction allocates (the sample, a non-resident copy) before it changes anything,

@@ -194,6 +194,57 @@ TEST_F(MemoryTest, EvictFreesTheLeastRecentlyUsedItems) {
   EXPECT_EQ(stats.mem_used, 5 * kCharge);
 }
 
+// Above the low watermark the calls share one sweep, whose threshold is set for the band
+// between the watermarks (or what memory is above the low one, if more) instead of each call's
+// bytes: small calls take the least recently used items of that band. At the low watermark
+// each call again takes the least recently used items for what it asks.
+TEST_F(MemoryTest, EvictionUnderPressureTakesTheLeastRecentlyUsedOfTheBand) {
+  Engine engine(quota_of_items(100), clock_);  // watermarks at 75 and 85 items
+  for (int i = 0; i < 90; ++i) {
+    ASSERT_EQ(engine.store(StoreMode::Set, key(i), kValue, 0, 0, 0, 0).status, Status::Success);
+    clock_.advance_ms(1);
+  }
+  for (int i = 0; i < 5; ++i) {  // the five oldest are used again
+    engine.get(key(i));
+    clock_.advance_ms(1);
+  }
+  const auto gone = [&engine](int from, int to) {
+    int count = 0;
+    for (int i = from; i < to; ++i) count += engine.get(key(i)).status == Status::NotFound;
+    return count;
+  };
+  // 15 items over the low watermark: the first sweep takes from the 15 least recently used.
+  for (int call = 0; call < 20; ++call) ASSERT_EQ(engine.paging().evict(kCharge), kCharge) << call;
+  // 15 calls took them all; the last 5, at the low watermark, took the next 5.
+  EXPECT_EQ(gone(5, 20), 15);
+  EXPECT_EQ(gone(20, 30), 5);
+  EXPECT_EQ(gone(0, 5) + gone(30, 90), 0);
+  EXPECT_EQ(engine.stats().evictions, 20u);
+}
+
+// A sweep takes the items last used before it began, however long it lasts: what was used
+// since, and items that have been idle as long only since then, wait for the next sweep.
+TEST_F(MemoryTest, ASweepTakesNothingUsedSinceItBegan) {
+  Engine engine(quota_of_items(100), clock_);  // watermarks at 75 and 85 items
+  for (int i = 0; i < 90; ++i) {
+    ASSERT_EQ(engine.store(StoreMode::Set, key(i), kValue, 0, 0, 0, 0).status, Status::Success);
+    clock_.advance_ms(1);
+  }
+  ASSERT_EQ(engine.paging().evict(kCharge), kCharge);  // a sweep for the 15 oldest begins
+  clock_.advance_ms(1000);
+  for (int i = 0; i < 15; ++i) engine.get(key(i));  // its band is used again
+  for (int call = 0; call < 5; ++call) ASSERT_EQ(engine.paging().evict(kCharge), kCharge) << call;
+  const auto gone = [&engine](int from, int to) {
+    int count = 0;
+    for (int i = from; i < to; ++i) count += engine.get(key(i)).status == Status::NotFound;
+    return count;
+  };
+  // The first sweep found nothing more; the next one took the least recently used now.
+  EXPECT_EQ(gone(0, 15), 1);
+  EXPECT_EQ(gone(15, 29), 5);
+  EXPECT_EQ(gone(29, 90), 0);
+}
+
 TEST_F(MemoryTest, EvictNeverTakesLockedItems) {
   for (int i = 0; i < 10; ++i) set(key(i), kValue);
   for (int i = 0; i < 3; ++i) engine_.get_locked(key(i), 0);
