@@ -79,7 +79,12 @@ public sealed class StubManagementPort : IAsyncDisposable
         if (Answer(request) is not { } answer)
             return; // left open: the client's timeout ends it
         context.Response.StatusCode = answer.Status;
-        await context.Response.OutputStream.WriteAsync(Encoding.UTF8.GetBytes(answer.Body));
+        // A length, not chunks. Left to chunk an empty body, HttpListener once left a stray
+        // chunk terminator on the connection, and the client, reusing it, read that "0" as the
+        // next response's status line (a fresh-clone CI run, 2026-11-29).
+        var body = Encoding.UTF8.GetBytes(answer.Body);
+        context.Response.ContentLength64 = body.Length;
+        if (body.Length > 0) await context.Response.OutputStream.WriteAsync(body);
         context.Response.Close();
     }
 
