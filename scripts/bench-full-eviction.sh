@@ -5,7 +5,8 @@
 # QUOTA_MB on a fresh data directory, stores ITEMS keys (kv_load --preload-only: 16 B keys,
 # 100 B values, pipelined SETs on one connection) so that eviction drops most of them, waits
 # for the flusher to drain, then stores ITEMS keys never stored before (--first-key ITEMS) and
-# times that second load. Reports its rate, the share of those inserts that read the disk
+# times that second load. Reports its rate, the SETs refused for want of memory (kv_load sends
+# them again after 1 ms), the share of those inserts that read the disk
 # (the rise of ep_bg_fetched over ITEMS) and the bloom filters' keys and bytes.
 # With BASE_REV it also builds that commit's ternd (once: build/bench-base/<commit>/ternd) and
 # measures it the same way, the two
@@ -43,11 +44,13 @@ measure() {
   ternd_wait_warm
   load >/dev/null
   wait_for_flusher
-  local ejected fetched_before seconds fetched
+  local ejected fetched_before loaded seconds refused fetched
   ejected=$(ternd_stat ep_num_value_ejects)
   [ "$ejected" -gt 0 ] || { echo "bench-full-eviction: nothing was evicted; lower QUOTA_MB" >&2; exit 1; }
   fetched_before=$(ternd_stat ep_bg_fetched)
-  seconds=$(load --first-key "$items" | sed -n 's/.*seconds=//p')
+  loaded=$(load --first-key "$items")
+  seconds=$(sed -n 's/.*seconds=//p' <<< "$loaded")
+  refused=$(sed -n 's/.*refused=\([0-9]*\).*/\1/p' <<< "$loaded")
   fetched=$(($(ternd_stat ep_bg_fetched) - fetched_before))
   local filter_keys filter_bytes
   filter_keys=$(ternd_stat ep_bloom_filter_key_count 2>/dev/null || echo -)
@@ -57,8 +60,9 @@ measure() {
   local rate
   rate=$(awk -v n="$items" -v s="$seconds" 'BEGIN { printf "%.0f", n / s }')
   rates[$name]+="$rate "
-  printf '%-5s run %d: %s new keys in %s s = %s/s; disk reads %d (%.2f%%); evicted before %s;' \
-    "$name" "$2" "$items" "$seconds" "$rate" "$fetched" \
+  printf '%-5s run %d: %s new keys in %s s = %s/s (%s SETs refused and sent again);' \
+    "$name" "$2" "$items" "$seconds" "$rate" "${refused:-?}"
+  printf ' disk reads %d (%.2f%%); evicted before %s;' "$fetched" \
     "$(awk -v f="$fetched" -v n="$items" 'BEGIN { print 100 * f / n }')" "$ejected"
   printf ' bloom filters: %s keys, %s bytes\n' "$filter_keys" "$filter_bytes"
 }

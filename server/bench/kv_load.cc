@@ -26,7 +26,8 @@
 // has no preload: it would only leave the flusher a backlog that the timed writes wait behind.
 //
 // --preload-only stores every key once (the preload) and exits: it loads a bucket for a test
-// of warmup (make bench-warmup), and prints "kv_load preloaded keys=N seconds=S".
+// of warmup (make bench-warmup), and prints "kv_load preloaded keys=N refused=R seconds=S"
+// (R: the SETs refused for want of memory and sent again).
 //
 // TLS (make bench-tls): with --tls-ca FILE every connection is TLS to ternd's TLS port, the
 // server verified against that CA and for 127.0.0.1, as an SDK over couchbases:// does; the
@@ -339,7 +340,9 @@ Socket open_connection(const Options& options, SSL_CTX* tls, uint32_t index) {
 // Stores every key once, so that every GET of the load hits. A SET the server refuses for
 // want of memory (ENOMEM, TMPFAIL: a full-eviction bucket whose flusher is behind, so that
 // nothing can be evicted yet) is sent again after a millisecond, as an SDK retries it.
-void preload(const Socket& socket, const Workload& workload) {
+// Returns how many SETs were refused so (each one counted every time it is).
+size_t preload(const Socket& socket, const Workload& workload) {
+  size_t refusals = 0;
   constexpr size_t kBatch = 100;
   const auto& sets = workload.sets;
   for (size_t begin = 0; begin < sets.size(); begin += kBatch) {
@@ -377,9 +380,11 @@ void preload(const Socket& socket, const Workload& workload) {
         }
       }
       if (!refused.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      refusals += refused.size();
       pending = std::move(refused);
     }
   }
+  return refusals;
 }
 
 struct ThreadResult {
@@ -530,9 +535,10 @@ int run(const Options& options) {
   const Workload workload(options);
   const Clock::time_point preload_start = Clock::now();
   const bool gets = options.durability_level() == 0 && options.sets_percent < 100;
-  if (gets || options.preload_only) preload(open_connection(options, tls, 0), workload);
+  size_t refusals = 0;
+  if (gets || options.preload_only) refusals = preload(open_connection(options, tls, 0), workload);
   if (options.preload_only) {
-    fmt::print("kv_load preloaded keys={} seconds={:.2f}\n", options.keys,
+    fmt::print("kv_load preloaded keys={} refused={} seconds={:.2f}\n", options.keys, refusals,
                std::chrono::duration<double>(Clock::now() - preload_start).count());
     return 0;
   }
