@@ -40,9 +40,11 @@ uint32_t estimate_eviction_cutoff(EngineImpl& impl, uint64_t bytes_wanted) {
     const size_t capacity = shard.table.capacity();
     const size_t visits = std::min(capacity, visits_per_shard);
     size_t i = shard.sample_cursor % capacity;
+    size_t read = 0;
     for (size_t v = 0; v < visits; ++v, i = (i + 1) % capacity) {
       const Slot& slot = shard.table.at(i);
       if (!slot.item) continue;
+      ++read;
       // Every item counts towards the sample's share of memory, only evictable ones
       // towards what evicting frees.
       sampled_bytes += item_charge(*slot.item);
@@ -50,6 +52,7 @@ uint32_t estimate_eviction_cutoff(EngineImpl& impl, uint64_t bytes_wanted) {
       if (gain > 0) samples.push_back({slot.item->idle_ms(now), gain});
     }
     shard.sample_cursor = i;
+    shard.counters.add(Counter::eviction_visits, read);
   }
   if (samples.empty()) return 0;
   // The longest idle first.
@@ -125,8 +128,10 @@ void sweep_on(EngineImpl& impl, EvictionSweep& sweep, size_t target, size_t& fre
     const size_t capacity = shard.table.capacity();
     const size_t end = std::min(capacity, sweep.slot + kEvictionScanStep);
     size_t i = sweep.slot;
+    size_t read = 0;
     while (i < end && freed < target) {
       const Slot& slot = shard.table.at(i);
+      read += slot.item ? 1 : 0;
       if (!slot.item || slot.item->idle_ms(now) < min_idle_ms ||
           impl.eviction_gain(shard, slot, now) == 0) {
         ++i;
@@ -134,6 +139,7 @@ void sweep_on(EngineImpl& impl, EvictionSweep& sweep, size_t target, size_t& fre
       }
       freed += evict_slot(impl, shard, i, evicted, i);
     }
+    shard.counters.add(Counter::eviction_visits, read);
     sweep.slot = i;
     if (i >= capacity) {
       sweep.slot = 0;
