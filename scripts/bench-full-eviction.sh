@@ -7,7 +7,8 @@
 # for the flusher to drain, then stores ITEMS keys never stored before (--first-key ITEMS) and
 # times that second load. Reports its rate, the SETs refused for want of memory (kv_load sends
 # them again after 1 ms), the share of those inserts that read the disk
-# (the rise of ep_bg_fetched over ITEMS) and the bloom filters' keys and bytes.
+# (the rise of ep_bg_fetched over ITEMS), the items eviction read per item it evicted
+# (ep_eviction_visits over ep_num_value_ejects), and the bloom filters' keys and bytes.
 # With BASE_REV it also builds that commit's ternd (once: build/bench-base/<commit>/ternd) and
 # measures it the same way, the two
 # alternated REPETITIONS times, and prints the median rates and their ratio.
@@ -48,10 +49,19 @@ measure() {
   ejected=$(ternd_stat ep_num_value_ejects)
   [ "$ejected" -gt 0 ] || { echo "bench-full-eviction: nothing was evicted; lower QUOTA_MB" >&2; exit 1; }
   fetched_before=$(ternd_stat ep_bg_fetched)
+  local visits_before visits
+  visits_before=$(ternd_stat ep_eviction_visits 2>/dev/null || true)
   loaded=$(load --first-key "$items")
   seconds=$(sed -n 's/.*seconds=//p' <<< "$loaded")
   refused=$(sed -n 's/.*refused=\([0-9]*\).*/\1/p' <<< "$loaded")
   fetched=$(($(ternd_stat ep_bg_fetched) - fetched_before))
+  # The items eviction read per item it evicted over the load (ternds that count them).
+  visits=-
+  if [ -n "$visits_before" ]; then
+    visits=$(awk -v v="$(($(ternd_stat ep_eviction_visits) - visits_before))" \
+      -v e="$(($(ternd_stat ep_num_value_ejects) - ejected))" \
+      'BEGIN { printf "%.1f", (e > 0 ? v / e : 0) }')
+  fi
   local filter_keys filter_bytes
   filter_keys=$(ternd_stat ep_bloom_filter_key_count 2>/dev/null || echo -)
   filter_bytes=$(ternd_stat ep_bloom_filter_memory 2>/dev/null || echo -)
@@ -62,8 +72,8 @@ measure() {
   rates[$name]+="$rate "
   printf '%-5s run %d: %s new keys in %s s = %s/s (%s SETs refused and sent again);' \
     "$name" "$2" "$items" "$seconds" "$rate" "${refused:-?}"
-  printf ' disk reads %d (%.2f%%); evicted before %s;' "$fetched" \
-    "$(awk -v f="$fetched" -v n="$items" 'BEGIN { print 100 * f / n }')" "$ejected"
+  printf ' disk reads %d (%.2f%%); evicted before %s, items read per eviction %s;' "$fetched" \
+    "$(awk -v f="$fetched" -v n="$items" 'BEGIN { print 100 * f / n }')" "$ejected" "$visits"
   printf ' bloom filters: %s keys, %s bytes\n' "$filter_keys" "$filter_bytes"
 }
 
