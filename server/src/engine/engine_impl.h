@@ -336,8 +336,9 @@ struct EngineImpl {
   uint64_t flush_untaken TERN_GUARDED_BY(flush_mutex) = 0;
   std::atomic<uint64_t> cmd_flush{0};
 
-  // Eviction's sweep (engine_maintenance.cc): where its hand is and the idle time it evicts
-  // from, shared by the calls that evict while memory is above the low watermark.
+  // Eviction's sweep (engine_maintenance.cc): where its hand is and the moment it evicts the
+  // items last used before, shared by the calls that evict while memory is above the low
+  // watermark.
   Mutex sweep_mutex;
   EvictionSweep sweep TERN_GUARDED_BY(sweep_mutex);
   std::atomic<size_t> evict_start{0};  // the shard the next sweep starts at

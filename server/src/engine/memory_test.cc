@@ -20,6 +20,22 @@ Config quota_of_items(size_t items) {
   return config;
 }
 
+// Stores keys 0 to `count` - 1, each 1 ms after the one before: key 0 is the least recently
+// used.
+void store_a_ms_apart(Engine& engine, ManualClock& clock, int count) {
+  for (int i = 0; i < count; ++i) {
+    ASSERT_EQ(engine.store(StoreMode::Set, key(i), kValue, 0, 0, 0, 0).status, Status::Success);
+    clock.advance_ms(1);
+  }
+}
+
+// How many of keys `from` to `to` - 1 are gone (a get of each: it uses the others).
+int missing(Engine& engine, int from, int to) {
+  int count = 0;
+  for (int i = from; i < to; ++i) count += engine.get(key(i)).status == Status::NotFound;
+  return count;
+}
+
 class MemoryTest : public EngineTest {
  protected:
   MemoryTest() : EngineTest(quota_of_items(10)) {}
@@ -200,28 +216,20 @@ TEST_F(MemoryTest, EvictFreesTheLeastRecentlyUsedItems) {
 // each call again takes the least recently used items for what it asks.
 TEST_F(MemoryTest, EvictionUnderPressureTakesTheLeastRecentlyUsedOfTheBand) {
   Engine engine(quota_of_items(100), clock_);  // watermarks at 75 and 85 items
-  for (int i = 0; i < 90; ++i) {
-    ASSERT_EQ(engine.store(StoreMode::Set, key(i), kValue, 0, 0, 0, 0).status, Status::Success);
-    clock_.advance_ms(1);
-  }
+  ASSERT_NO_FATAL_FAILURE(store_a_ms_apart(engine, clock_, 90));
   for (int i = 0; i < 5; ++i) {  // the five oldest are used again
     engine.get(key(i));
     clock_.advance_ms(1);
   }
-  const auto gone = [&engine](int from, int to) {
-    int count = 0;
-    for (int i = from; i < to; ++i) count += engine.get(key(i)).status == Status::NotFound;
-    return count;
-  };
   // 15 items over the low watermark: the first sweep takes from the 15 least recently used,
   // reading each item about once (and once more for its sample), not once per call.
   for (int call = 0; call < 15; ++call) ASSERT_EQ(engine.paging().evict(kCharge), kCharge) << call;
   EXPECT_LE(engine.stats().eviction_visits, 3u * 90);
   for (int call = 15; call < 20; ++call) ASSERT_EQ(engine.paging().evict(kCharge), kCharge) << call;
   // 15 calls took them all; the last 5, at the low watermark, took the next 5.
-  EXPECT_EQ(gone(5, 20), 15);
-  EXPECT_EQ(gone(20, 30), 5);
-  EXPECT_EQ(gone(0, 5) + gone(30, 90), 0);
+  EXPECT_EQ(missing(engine, 5, 20), 15);
+  EXPECT_EQ(missing(engine, 20, 30), 5);
+  EXPECT_EQ(missing(engine, 0, 5) + missing(engine, 30, 90), 0);
   EXPECT_EQ(engine.stats().evictions, 20u);
 }
 
@@ -229,23 +237,15 @@ TEST_F(MemoryTest, EvictionUnderPressureTakesTheLeastRecentlyUsedOfTheBand) {
 // since, and items that have been idle as long only since then, wait for the next sweep.
 TEST_F(MemoryTest, ASweepTakesNothingUsedSinceItBegan) {
   Engine engine(quota_of_items(100), clock_);  // watermarks at 75 and 85 items
-  for (int i = 0; i < 90; ++i) {
-    ASSERT_EQ(engine.store(StoreMode::Set, key(i), kValue, 0, 0, 0, 0).status, Status::Success);
-    clock_.advance_ms(1);
-  }
+  ASSERT_NO_FATAL_FAILURE(store_a_ms_apart(engine, clock_, 90));
   ASSERT_EQ(engine.paging().evict(kCharge), kCharge);  // a sweep for the 15 oldest begins
   clock_.advance_ms(1000);
   for (int i = 0; i < 15; ++i) engine.get(key(i));  // its band is used again
   for (int call = 0; call < 5; ++call) ASSERT_EQ(engine.paging().evict(kCharge), kCharge) << call;
-  const auto gone = [&engine](int from, int to) {
-    int count = 0;
-    for (int i = from; i < to; ++i) count += engine.get(key(i)).status == Status::NotFound;
-    return count;
-  };
   // The first sweep found nothing more; the next one took the least recently used now.
-  EXPECT_EQ(gone(0, 15), 1);
-  EXPECT_EQ(gone(15, 29), 5);
-  EXPECT_EQ(gone(29, 90), 0);
+  EXPECT_EQ(missing(engine, 0, 15), 1);
+  EXPECT_EQ(missing(engine, 15, 29), 5);
+  EXPECT_EQ(missing(engine, 29, 90), 0);
 }
 
 TEST_F(MemoryTest, EvictNeverTakesLockedItems) {
