@@ -4,8 +4,8 @@
 # 1.6 loaded with the same data in the same run. For each value size (32 B, 256 B and 4 KiB;
 # 16-byte keys), each server starts afresh, kv_load --preload-only stores ITEMS keys over one
 # connection (plain memcached binary protocol: both servers get the very same frames), and the
-# figure is the growth of the server's RSS (VmRSS) from before the load to after it, over
-# ITEMS. ternd serves an ephemeral bucket (an in-memory cache, as memcached is) whose quota
+# figure is the growth of the server's RSS (VmRSS) from before the load to after it (for
+# memcached, after its hash table has grown for the load), over ITEMS. ternd serves an ephemeral bucket (an in-memory cache, as memcached is) whose quota
 # holds everything; memcached gets -m to match. ternd's mem_used (what its quota counts) is
 # printed beside its RSS, so that the two can be compared. With BASE_REV it also measures
 # that commit's ternd (built once: build/bench-base/<commit>/ternd). Each server and size
@@ -34,6 +34,24 @@ echo "servers: ternd (ephemeral bucket, quota $quota_mb MiB${TERND_IO:+, --io $T
 echo "load: $items keys of 16 B, one connection, pipelined SETs (kv_load --preload-only)"
 
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+# memcached grows its hash table in a thread of its own, after the SET that passes 1.5 items
+# per bucket (assoc.c) and not within it: 1M items take it from 2^19 to 2^20 buckets, 8 MiB
+# touched in the second after the load. Its figure is taken once the table is the size it
+# keeps for these items: not expanding, and at most 1.5 items per bucket (at most 30 s).
+# ternd grows its index within the SETs, so its figure is final when the load ends.
+memcached_wait_hash_table() {
+  local port=$1 tries=0 stats
+  while [ "$tries" -lt 300 ]; do
+    stats=$(python3 scripts/lib/ternd_stats.py "$port" hash_power_level hash_is_expanding curr_items)
+    awk '{ v[$1] = $2 } END { exit !(v["hash_is_expanding"] == 0 &&
+                                   v["curr_items"] <= 1.5 * 2 ^ v["hash_power_level"]) }' \
+      <<<"$stats" && return
+    sleep 0.1
+    tries=$((tries + 1))
+  done
+  echo "memcached's hash table did not settle: $stats" >&2
+  return 1
+}
 
 start_memcached() {
   local user_args=()
@@ -61,6 +79,7 @@ measure() {
   before=$(rss_kib "$pid")
   "$kv_load" --port "$port" --mode plain --connections 1 --keys "$items" \
     --value-size "$size" --preload-only >/dev/null
+  [ "$name" != memcached ] || memcached_wait_hash_table "$port"
   after=$(rss_kib "$pid")
   if [ "$name" = memcached ]; then
     kill "$memcached_pid"
