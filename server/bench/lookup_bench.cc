@@ -51,6 +51,17 @@ constexpr size_t kKeySize = 16;
 constexpr size_t kValueSize = 100;
 constexpr size_t kOrderLength = 1 << 20;
 
+// Where find() starts looking for `hash`. Engines before the table grew by 3/2 and 4/3 had
+// power-of-two tables and no home() (a template, so that only the branch taken compiles).
+template <class Table>
+const tern::engine::Slot& home_slot_in(const Table& table, uint64_t hash) {
+  if constexpr (requires { table.home(hash); }) {
+    return table.at(table.home(hash));
+  } else {
+    return table.at(hash & (table.capacity() - 1));
+  }
+}
+
 struct Keyspace {
   HashTable table;
   std::vector<char> key_bytes;  // the keys, one after another: a request's key is in the cache
@@ -74,9 +85,7 @@ struct Keyspace {
   std::string_view key_at_step(size_t step) const { return key(order[step % kOrderLength]); }
 
   // Where find() starts looking for `hash`: what a prefetch can aim at without probing.
-  const tern::engine::Slot& home_slot(uint64_t hash) const {
-    return table.at(hash & (table.capacity() - 1));
-  }
+  const tern::engine::Slot& home_slot(uint64_t hash) const { return home_slot_in(table, hash); }
 };
 
 void LookupAndCopy(benchmark::State& state) {

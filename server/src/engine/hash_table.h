@@ -4,7 +4,7 @@
 //
 // A slot is the item's pointer with 16 bits of its key's hash in the pointer's unused high
 // bits (user-space addresses on x86-64 and AArch64 fit in 48 bits), as kv_engine's tagged
-// pointers do. The tag is bits 32-47 of the hash: the table picks the slot from the low bits,
+// pointers do. The tag is bits 32-47 of the hash: the table picks the slot from the low 32 bits,
 // so keys probed together share those and would tell each other apart less by them. A lookup
 // compares tags within the index's cache line and reads an item only when its tag matches, so a hit
 // costs one line of index and one of item, and a miss rarely more than the index line. The table
@@ -100,7 +100,7 @@ class HashTable {
 
   // The index of the slot holding `key` (whose hash is `hash`), or npos.
   size_t find(uint64_t hash, std::string_view key) const {
-    for (size_t i = hash & mask();; i = (i + 1) & mask()) {
+    for (size_t i = home(hash);; i = next(i)) {
       const TaggedItemPtr& slot = slots_[i].item;
       if (!slot) return npos;
       if (slot.tagged(hash) && slot->key() == key) return i;
@@ -120,6 +120,12 @@ class HashTable {
   // scan that erases should look at the same index again.
   ItemPtr erase(size_t index);
 
+  // The slot where the search for a key hashing to `hash` begins: the low 32 bits of the
+  // hash scaled to the capacity (a multiply, as the capacity need not be a power of two).
+  size_t home(uint64_t hash) const {
+    return static_cast<size_t>((hash & 0xffffffffu) * slots_.size() >> 32);
+  }
+
   Slot& at(size_t index) { return slots_[index]; }
   const Slot& at(size_t index) const { return slots_[index]; }
   size_t capacity() const { return slots_.size(); }
@@ -136,7 +142,8 @@ class HashTable {
 
  private:
   void grow();
-  size_t mask() const { return slots_.size() - 1; }
+  // The slot after `index`, wrapping around: a probe run may pass the table's end.
+  size_t next(size_t index) const { return index + 1 == slots_.size() ? 0 : index + 1; }
   size_t home_of(const Slot& slot) const;
 
   std::vector<Slot> slots_;

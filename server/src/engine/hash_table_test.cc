@@ -54,15 +54,37 @@ TEST(HashTableTest, FailedGrowthLeavesTheTableAsItWas) {
   EXPECT_EQ(table.find(hash_key("extra"), "extra"), HashTable::npos);
 
   table.reserve_one();
-  EXPECT_EQ(table.capacity(), 2 * initial_capacity);
+  EXPECT_EQ(table.capacity(), initial_capacity / 2 * 3);
   table.insert(hash_key("extra"), item_for("extra"));
   EXPECT_NE(table.find(hash_key("extra"), "extra"), HashTable::npos);
 }
 
-// Every key hashes to the same few home slots, so probe runs are long and wrap around:
+// The table grows by 3/2 and 4/3 in turn, so that it holds between 4/3 and 2 slots per item
+// (doubling would hold up to 8/3), and stays within its 3/4 load factor.
+TEST(HashTableTest, GrowsByThreeHalvesAndFourThirdsInTurn) {
+  HashTable table;
+  std::vector<size_t> capacities = {table.capacity()};
+  for (int i = 0; table.capacity() < 64; ++i) {
+    const std::string key = "k" + std::to_string(i);
+    table.insert(hash_key(key), item_for(key));
+    if (table.capacity() != capacities.back()) {
+      capacities.push_back(table.capacity());
+      EXPECT_EQ(table.size() * 4, capacities[capacities.size() - 2] * 3 + 4)
+          << "grew one item past a load of 3/4";
+    }
+  }
+  EXPECT_EQ(capacities, (std::vector<size_t>{8, 12, 16, 24, 32, 48, 64}));
+  for (size_t i = 0; i < table.size(); ++i) {
+    const std::string key = "k" + std::to_string(i);
+    EXPECT_NE(table.find(hash_key(key), key), HashTable::npos) << key;
+  }
+}
+
+// Every key hashes to the same few home slots (a hash's low 32 bits scaled to the table:
+// 5/32 to 8/32 of the way in, and the last slot), so probe runs are long and wrap around:
 // erasing must keep every remaining key findable.
 uint64_t colliding_hash(std::string_view key) {
-  return hash_key(key) % 3 == 0 ? ~uint64_t{0} : (hash_key(key) % 4) + 5;
+  return hash_key(key) % 3 == 0 ? ~uint64_t{0} : ((hash_key(key) % 4) + 5) << 27;
 }
 
 TEST(HashTableTest, RandomEraseKeepsCollidingKeysFindable) {
