@@ -335,6 +335,8 @@ struct EngineImpl {
   uint64_t flushes TERN_GUARDED_BY(flush_mutex) = 0;
   uint64_t flush_untaken TERN_GUARDED_BY(flush_mutex) = 0;
   std::atomic<uint64_t> cmd_flush{0};
+  // Mutations refused OutOfMemory (mutate(): after the eviction they were allowed).
+  std::atomic<uint64_t> oom_errors{0};
 
   // Eviction's sweep (engine_maintenance.cc): where its hand is and the moment it evicts the
   // items last used before, shared by the calls that evict while memory is above the low

@@ -332,6 +332,7 @@ Stats Engine::stats() const {
   stats.mem_used_highwat = impl_->mem_used_highwat.load(std::memory_order_relaxed);
   stats.mem_quota = impl_->memory_quota;
   stats.cmd_flush = impl_->cmd_flush.load(std::memory_order_relaxed);
+  stats.oom_errors = impl_->oom_errors.load(std::memory_order_relaxed);
   return stats;
 }
 

@@ -90,6 +90,7 @@ TEST_F(MemoryTest, WriteOverQuotaIsOutOfMemoryAndChangesNothing) {
   EXPECT_EQ(value_of("counter"), kMissing);
   EXPECT_EQ(engine_.mem_used(), used);
   EXPECT_EQ(engine_.stats().curr_items, 10u);
+  EXPECT_EQ(engine_.stats().oom_errors, 4u) << "each refusal counts once";
   // Same-size overwrites, touches and deletes still work at the quota.
   EXPECT_EQ(set("key00", std::string(10, 'w')).status, Status::Success);
   EXPECT_EQ(engine_.touch("key01", 100).status, Status::Success);
@@ -319,6 +320,32 @@ TEST_F(MemoryTest, EvictionMakesRoomForNewWrites) {
   EXPECT_EQ(set(key(10), kValue).status, Status::OutOfMemory);
   EXPECT_GE(engine_.paging().evict(kCharge), kCharge);
   EXPECT_EQ(set(key(10), kValue).status, Status::Success);
+  EXPECT_EQ(engine_.stats().oom_errors, 1u);
+}
+
+// A write that finds the quota full and evicts to make room is not refused, so it is not an
+// OOM error; one that finds nothing to evict is.
+TEST_F(MemoryTest, OnlyAWriteEvictionCannotMakeRoomForCountsAsAnOomError) {
+  Config config = quota_of_items(10);
+  config.evict_when_full = true;
+  Engine engine(config, clock_);
+  for (int i = 0; i < 11; ++i) {
+    ASSERT_EQ(engine.store(StoreMode::Set, key(i), kValue, 0, 0, 0, 0).status, Status::Success);
+  }
+  EXPECT_GE(engine.stats().evictions, 1u);
+  EXPECT_EQ(engine.stats().oom_errors, 0u);
+  // Each new key locked once stored: they push the unlocked ones out, then fill the quota,
+  // and with nothing left to evict the next writes are refused.
+  uint64_t refused = 0;
+  for (int i = 11; i < 40; ++i) {
+    if (engine.store(StoreMode::Set, key(i), kValue, 0, 0, 0, 0).status == Status::Success) {
+      engine.get_locked(key(i), 0);
+    } else {
+      ++refused;
+    }
+  }
+  EXPECT_GE(refused, 19u);
+  EXPECT_EQ(engine.stats().oom_errors, refused);
 }
 
 }  // namespace

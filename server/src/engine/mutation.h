@@ -261,6 +261,9 @@ Applied mutate(EngineImpl& impl, const MutationRequest& request, Decide&& decide
     retry.command = Counter::Count;  // the attempt is counted once
     applied = mutate_once(impl, retry, decide, shortfall);
   }
+  if (applied.status == Status::OutOfMemory) {
+    impl.oom_errors.fetch_add(1, std::memory_order_relaxed);
+  }
   return applied;
 }
 
