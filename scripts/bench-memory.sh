@@ -5,8 +5,9 @@
 # 16-byte keys), each server starts afresh, kv_load --preload-only stores ITEMS keys over one
 # connection (plain memcached binary protocol: both servers get the very same frames), and the
 # figure is the growth of the server's RSS (VmRSS) from before the load to after it (for
-# memcached, after its hash table has grown for the load), over ITEMS. ternd serves an ephemeral bucket (an in-memory cache, as memcached is) whose quota
-# holds everything; memcached gets -m to match. ternd's mem_used (what its quota counts) is
+# memcached, after its hash table has grown for the load), over ITEMS. ternd serves an
+# ephemeral bucket (an in-memory cache, as memcached is) whose quota holds everything;
+# memcached gets -m to match. ternd's mem_used (what its quota counts) is
 # printed beside its RSS, so that the two can be compared. With BASE_REV it also measures
 # that commit's ternd (built once: build/bench-base/<commit>/ternd). Each server and size
 # runs REPETITIONS times, alternated; the medians are printed with ternd/memcached ratios.
@@ -42,7 +43,8 @@ rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 memcached_wait_hash_table() {
   local port=$1 tries=0 stats
   while [ "$tries" -lt 300 ]; do
-    stats=$(python3 scripts/lib/ternd_stats.py "$port" hash_power_level hash_is_expanding curr_items)
+    stats=$(python3 scripts/lib/ternd_stats.py "$port" \
+      hash_power_level hash_is_expanding curr_items)
     awk '{ v[$1] = $2 } END { exit !(v["hash_is_expanding"] == 0 &&
                                    v["curr_items"] <= 1.5 * 2 ^ v["hash_power_level"]) }' \
       <<<"$stats" && return
